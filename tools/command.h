@@ -1,0 +1,17 @@
+// ibsm is one git-style executable; every subcommand is a function in its own
+// file (cmd_<name>.cpp) registered in main.cpp's table. Commands return a
+// process exit status: 0 success, 1 the job failed, 2 bad usage.
+#pragma once
+
+namespace ibsm::tools {
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(int argc, char** argv);  // argv[0] is the command name
+};
+
+int cmd_discover(int argc, char** argv);
+int cmd_topo(int argc, char** argv);
+
+}  // namespace ibsm::tools

@@ -1,0 +1,56 @@
+// ibsm: the InfiniBand subnet manager's one executable.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+#include "tools/command.h"
+
+namespace {
+
+using ibsm::tools::Command;
+
+constexpr Command kCommands[] = {
+    {"discover", "discover the fabric with directed-route SMPs and print it", ibsm::tools::cmd_discover},
+    {"topo", "write a generated fabric as a topology file (netfile)", ibsm::tools::cmd_topo},
+};
+
+void usage(FILE* out) {
+  std::fprintf(out,
+               "usage: ibsm <command> [options]\n"
+               "       ibsm <command> --help\n\n"
+               "commands:\n");
+  for (const auto& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const char* name = argv[1];
+  if (!std::strcmp(name, "--help") || !std::strcmp(name, "-h") || !std::strcmp(name, "help")) {
+    usage(stdout);
+    return 0;
+  }
+  if (!std::strcmp(name, "--version")) {
+    std::printf("ibsm %s\n", IBSM_VERSION);
+    return 0;
+  }
+  for (const auto& c : kCommands) {
+    if (!std::strcmp(name, c.name)) {
+      // The edge: library calls that may throw (std::bad_alloc, fmt) end here
+      // with a message instead of an abort.
+      try {
+        return c.run(argc - 1, argv + 1);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "ibsm %s: %s\n", name, e.what());
+        return 1;
+      }
+    }
+  }
+  std::fprintf(stderr, "ibsm: unknown command '%s'\n\n", name);
+  usage(stderr);
+  return 2;
+}
