@@ -1,0 +1,166 @@
+#include "mad/dispatcher.h"
+
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "mad/wire/mad_header.h"
+
+using namespace ibsm;
+
+namespace {
+
+// A transport that records what is sent and answers only what the test says.
+class FakeTransport final : public Transport {
+ public:
+  explicit FakeTransport(ManualClock& clock) : clock_(clock) {}
+  Status send(const MadPacket& p) override {
+    sent.push_back(p);
+    return {};
+  }
+  std::optional<MadPacket> receive() override {
+    if (inbox.empty()) return std::nullopt;
+    MadPacket p = inbox.front();
+    inbox.erase(inbox.begin());
+    return p;
+  }
+  void wait(Micros max_wait) override {
+    ++waits;
+    clock_.advance(max_wait);
+  }
+  LocalPortInfo local_port() const override { return {}; }
+
+  // Answers the i-th sent MAD with GetResp, optionally overriding the TID's high half.
+  void answer(size_t i, uint32_t high_tid = 0) {
+    MadPacket r = sent.at(i);
+    auto h = *wire::decode_mad_header(r.data);
+    h.method = wire::method::get_resp;
+    h.tid = (uint64_t{high_tid} << 32) | (h.tid & 0xffffffffu);
+    wire::encode(h, r.data);
+    inbox.push_back(r);
+  }
+
+  std::vector<MadPacket> sent;
+  std::vector<MadPacket> inbox;
+  int waits = 0;
+
+ private:
+  ManualClock& clock_;
+};
+
+MadPacket get_request(uint16_t attr) {
+  MadPacket p;
+  wire::MadHeader h;
+  h.mgmt_class = wire::mgmt_class::subn_directed_route;
+  h.class_version = 1;
+  h.method = wire::method::get;
+  h.attr_id = attr;
+  wire::encode(h, p.data);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("the dispatcher keeps at most a window of requests in flight", "[mad][dispatcher]") {
+  ManualClock clock;
+  FakeTransport t(clock);
+  MadDispatcher d(t, clock, DispatcherOptions{.window = 3, .timeout = 1000, .retries = 0});
+  int completed = 0;
+  for (int i = 0; i < 10; ++i) d.submit(get_request(0x11), [&](Result<MadPacket> r) { completed += r.ok(); });
+  d.poll();
+  CHECK(t.sent.size() == 3);
+  CHECK(d.in_flight() == 3);
+  t.answer(0);
+  d.poll();
+  CHECK(completed == 1);
+  CHECK(t.sent.size() == 4);
+  for (size_t i = 1; i < 4; ++i) t.answer(i);
+  d.poll();
+  CHECK(completed == 4);
+  CHECK(t.sent.size() == 7);
+}
+
+TEST_CASE("responses match on the low 32 bits of the transaction id", "[mad][dispatcher]") {
+  ManualClock clock;
+  FakeTransport t(clock);
+  MadDispatcher d(t, clock);
+  std::optional<uint16_t> got;
+  d.submit(get_request(0x15), [&](Result<MadPacket> r) {
+    REQUIRE(r.ok());
+    got = wire::decode_mad_header(r->data)->attr_id;
+  });
+  d.poll();
+  t.answer(0, 0xdeadbeef);  // umad2sim and the kernel rewrite the high half
+  d.poll();
+  REQUIRE(got);
+  CHECK(*got == 0x15);
+  CHECK(d.stats().responses == 1);
+  CHECK(d.idle());
+}
+
+TEST_CASE("a lost request is retried and then fails with a timeout", "[mad][dispatcher]") {
+  ManualClock clock;
+  FakeTransport t(clock);
+  MadDispatcher d(t, clock, DispatcherOptions{.window = 4, .timeout = 500, .retries = 2});
+  std::optional<Status> result;
+  d.submit(get_request(0x11), [&](Result<MadPacket> r) { result = r.status(); });
+  d.run_until_idle();
+  REQUIRE(result);
+  CHECK(result->code() == StatusCode::timeout);
+  CHECK(t.sent.size() == 3);  // the first attempt and two retries
+  CHECK(d.stats().retries == 2);
+  CHECK(d.stats().timeouts == 1);
+  CHECK(clock.now() >= 1500);
+}
+
+TEST_CASE("a retry answered late still completes once", "[mad][dispatcher]") {
+  ManualClock clock;
+  FakeTransport t(clock);
+  MadDispatcher d(t, clock, DispatcherOptions{.window = 4, .timeout = 500, .retries = 2});
+  int calls = 0;
+  d.submit(get_request(0x11), [&](Result<MadPacket> r) { calls += r.ok() ? 1 : 100; });
+  d.poll();
+  clock.advance(600);
+  d.poll();  // deadline passed: resent
+  REQUIRE(t.sent.size() == 2);
+  t.answer(0);  // the first attempt's answer arrives late
+  t.answer(1);  // and the retry's too
+  d.poll();
+  CHECK(calls == 1);
+  CHECK(d.stats().unmatched == 1);
+  CHECK(d.idle());
+}
+
+TEST_CASE("unsolicited requests go to the request handler, garbage is counted", "[mad][dispatcher]") {
+  ManualClock clock;
+  FakeTransport t(clock);
+  MadDispatcher d(t, clock);
+  int requests = 0;
+  d.set_request_handler([&](const MadPacket&) { ++requests; });
+  t.inbox.push_back(get_request(0x20));  // an SMInfo Get from another SM
+  MadPacket junk;
+  junk.data[0] = 7;  // base version 7: not a MAD we can read
+  t.inbox.push_back(junk);
+  d.poll();
+  CHECK(requests == 1);
+  CHECK(d.stats().malformed == 1);
+  CHECK(d.stats().requests_in == 1);
+}
+
+TEST_CASE("a response to a different attribute is not taken as the answer", "[mad][dispatcher]") {
+  ManualClock clock;
+  FakeTransport t(clock);
+  MadDispatcher d(t, clock);
+  bool done = false;
+  d.submit(get_request(0x11), [&](Result<MadPacket>) { done = true; });
+  d.poll();
+  MadPacket r = t.sent[0];
+  auto h = *wire::decode_mad_header(r.data);
+  h.method = wire::method::get_resp;
+  h.attr_id = 0x15;
+  wire::encode(h, r.data);
+  t.inbox.push_back(r);
+  d.poll();
+  CHECK_FALSE(done);
+  CHECK(d.stats().unmatched == 1);
+}
