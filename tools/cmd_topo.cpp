@@ -25,7 +25,7 @@ using topogen::KindSpec;
 using topogen::ParamSpec;
 
 // ibsim's capacities when started without -N/-S/-P (IBSIM.md).
-constexpr uint64_t kIbsimNodes = 2048, kIbsimSwitches = 256, kIbsimPorts = 13312;
+constexpr uint64_t kIbsimNodes = 2048, kIbsimSwitches = 256, kIbsimPorts = 13312, kIbsimLinearCap = 30720;
 
 const char* type_hint(const ParamSpec& p) {
   switch (p.type) {
@@ -109,10 +109,11 @@ void print_notes(const topogen::SizeEstimate& e) {
                  static_cast<unsigned long long>(e.lids_needed()), Lid::max_unicast);
   }
   const uint64_t ports = e.switch_ports + e.switches + e.ca_ports + e.cas;  // port 0 included
-  if (e.nodes() > kIbsimNodes || e.switches > kIbsimSwitches || ports > kIbsimPorts) {
-    std::fprintf(stderr, "ibsm topo: note: larger than ibsim's defaults; start it with -N %llu -S %llu -P %llu\n",
-                 static_cast<unsigned long long>(e.nodes()), static_cast<unsigned long long>(e.switches),
-                 static_cast<unsigned long long>(ports));
+  const bool big_lft = e.lids_needed() > kIbsimLinearCap;
+  if (e.nodes() > kIbsimNodes || e.switches > kIbsimSwitches || ports > kIbsimPorts || big_lft) {
+    std::string flags = fmt::format("-N {} -S {} -P {}", e.nodes(), e.switches, ports);
+    if (big_lft) flags += fmt::format(" -L {}", e.lids_needed() + 1);
+    std::fprintf(stderr, "ibsm topo: note: larger than ibsim's defaults; start it with %s\n", flags.c_str());
   }
 }
 
