@@ -33,7 +33,11 @@ std::vector<UmadPortEntry> list_umad_ports() {
   for (int i = 0; i < n; ++i) {
     umad_ca_t ca;
     if (umad_get_ca(names[i], &ca) < 0) continue;
-    for (int p = 1; p <= ca.numports; ++p) {
+    // A switch exposes only its management port 0 to software; a CA its ports 1..n.
+    const bool is_switch = ca.node_type == 2;
+    const int first = is_switch ? 0 : 1;
+    const int last = is_switch ? 0 : ca.numports;
+    for (int p = first; p <= last; ++p) {
       umad_port_t port;
       if (umad_get_port(names[i], p, &port) < 0) continue;
       UmadPortEntry e;
@@ -71,7 +75,9 @@ Result<std::unique_ptr<UmadTransport>> UmadTransport::open(const UmadOptions& op
   t->ca_name_ = chosen->ca_name;
   t->port_num_ = chosen->port_num;
   t->agents_.fill(-1);
-  t->buffer_.resize(umad_size() + kMadSize);
+  // umad_size() counts the header only up to where libibumad puts the MAD
+  // (umad_get_mad() may start past it): leave room for both.
+  t->buffer_.resize(umad_size() + sizeof(ib_user_mad) + kMadSize);
   t->port_id_ = umad_open_port(t->ca_name_.c_str(), t->port_num_);
   if (t->port_id_ < 0)
     return unavailable_error(fmt::format("cannot open umad port {} port {}: {}", t->ca_name_, t->port_num_,
@@ -125,7 +131,7 @@ Status UmadTransport::send(const MadPacket& packet) {
   auto agent = agent_for(mgmt_class);
   if (!agent.ok()) return agent.status();
   void* umad = buffer_.data();
-  std::memset(umad, 0, umad_size());
+  std::memset(umad, 0, buffer_.size());
   std::memcpy(umad_get_mad(umad), packet.data.data(), kMadSize);
   umad_set_addr(umad, packet.address.lid.value, static_cast<int>(packet.address.qp), packet.address.sl,
                 static_cast<int>(packet.address.qkey));

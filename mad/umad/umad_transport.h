@@ -62,7 +62,7 @@ class UmadTransport final : public Transport {
   int port_id_ = -1;
   int issm_fd_ = -1;
   std::array<int, 256> agents_{};  // by management class; -1 none
-  std::vector<uint8_t> buffer_;    // one ib_user_mad plus 256 bytes
+  std::vector<uint8_t> buffer_;    // one ib_user_mad and its 256-byte MAD
 };
 
 }  // namespace ibsm

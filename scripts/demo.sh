@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The main job on the bundled default fabric: installs what is missing, builds
+# ibsm, starts its own ibsim on conf/fabric-default.net, discovers the fabric
+# through the real libibumad (umad2sim), prints it, and stops the simulator.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+IBSM_CROSS=0 bash scripts/install-deps.sh
+cmake -S . -B build -G Ninja >/dev/null
+cmake --build build -j"$(nproc)" --target ibsm >/dev/null
+
+netfile=${1:-$top/conf/fabric-default.net}
+work=$(mktemp -d /tmp/ibsm-demo.XXXXXX)
+export IBSIM_SOCKNAME="ibsm-demo-$$"
+cd "$work"
+mkfifo console
+ibsim -s "$netfile" <>console >sim.out 2>&1 &
+sim=$!
+trap 'kill $sim 2>/dev/null; wait $sim 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 1 200); do grep -q "Network simulator ready" sim.out && break; sleep 0.05; done
+grep -q "Network simulator ready" sim.out || { cat sim.out; exit 1; }
+
+umad2sim=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+echo "=== ibsm discover on $(basename "$netfile") (ibsim, through libibumad)"
+LD_PRELOAD=$umad2sim "$top/build/bin/ibsm" discover --stats

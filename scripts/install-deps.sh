@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages ibsm builds and tests with. Idempotent: does
+# nothing when everything is there already. Needs root (or sudo).
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libibumad-dev libibmad-dev libboost-graph-dev libfmt-dev catch2
+  ibsim-utils infiniband-diags ibutils opensm
+)
+if [[ "${IBSM_CROSS:-1}" == 1 ]]; then
+  # The embedded-profile core, cross-compiled for aarch64 and tested under qemu.
+  packages+=(g++-aarch64-linux-gnu qemu-user)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "installing: ${missing[*]}"
+sudo=""
+[[ $(id -u) -ne 0 ]] && sudo=sudo
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,236 @@
+#include "sm/discovery/discovery.h"
+
+#include <memory>
+
+#include "mad/wire/node_description.h"
+#include "mad/wire/node_info.h"
+#include "mad/wire/port_info.h"
+#include "mad/wire/smp.h"
+#include "mad/wire/switch_info.h"
+
+namespace ibsm {
+namespace {
+
+// One discovery run: the callbacks of its SMPs share this state.
+class Walker {
+ public:
+  Walker(MadDispatcher& d, const DiscoveryOptions& o, LogSink& log) : d_(d), options_(o), log_(log) {}
+
+  DiscoveryResult run() {
+    probe(DrPath{}, PortRef{});
+    d_.run_until_idle();
+    r_.smps_sent = d_.stats().sent - sent_before_;
+    r_.smps_timed_out = d_.stats().timeouts - timeouts_before_;
+    return std::move(r_);
+  }
+
+  void start_counting() {
+    sent_before_ = d_.stats().sent;
+    timeouts_before_ = d_.stats().timeouts;
+  }
+
+ private:
+  using Handler = std::function<void(std::span<const uint8_t> data)>;
+
+  // Sends a Get along `path`; calls `on_data` with the SMP data of a good
+  // answer, records a problem otherwise.
+  void get(const DrPath& path, uint16_t attr, uint32_t mod, PortRef via, Handler on_data) {
+    MadPacket p;
+    p.data = wire::build_dr_smp(wire::method::get, attr, mod, 0, path);
+    d_.submit(p, [this, path, attr, via, on_data = std::move(on_data)](Result<MadPacket> r) {
+      if (!r.ok()) {
+        problem(path, via, fmt::format("no answer to {} ({})", attr_name(attr), r.status().message()));
+        return;
+      }
+      auto smp = wire::parse_smp(r->data);
+      if (!smp.ok()) {
+        problem(path, via, fmt::format("unreadable {} response: {}", attr_name(attr), smp.status().message()));
+        return;
+      }
+      if (smp->status() != 0) {
+        problem(path, via, fmt::format("{} answered with status 0x{:04x}", attr_name(attr), smp->status()));
+        return;
+      }
+      on_data(smp->data());
+    });
+  }
+
+  static const char* attr_name(uint16_t attr) {
+    switch (attr) {
+      case wire::smp_attr::node_info: return "NodeInfo";
+      case wire::smp_attr::node_description: return "NodeDescription";
+      case wire::smp_attr::port_info: return "PortInfo";
+      case wire::smp_attr::switch_info: return "SwitchInfo";
+      default: return "SMP";
+    }
+  }
+
+  void problem(const DrPath& path, PortRef via, std::string what) {
+    DiscoveryProblem p;
+    p.path = path;
+    if (via.node.valid()) {
+      p.via_node = r_.fabric.node(via.node).node_guid;
+      p.via_port = via.port;
+    }
+    p.what = std::move(what);
+    log(log_, LogLevel::warn, Subsystem::discovery, "dr path {}{}: {}", path,
+        via.node.valid() ? fmt::format(" (port {} of {})", p.via_port, p.via_node) : std::string(), p.what);
+    r_.problems.push_back(std::move(p));
+  }
+
+  // NodeInfo on `path`, reached through `via` (invalid for the local node).
+  void probe(const DrPath& path, PortRef via) {
+    get(path, wire::smp_attr::node_info, 0, via, [this, path, via](std::span<const uint8_t> data) {
+      auto ni = wire::decode_node_info(data);
+      if (!ni.ok()) {
+        problem(path, via, "bad NodeInfo: " + ni.status().message());
+        return;
+      }
+      on_node_info(path, via, *ni);
+    });
+  }
+
+  void on_node_info(const DrPath& path, PortRef via, const wire::NodeInfo& ni) {
+    Fabric& f = r_.fabric;
+    uint8_t entry = ni.local_port_num;
+    if (auto known = f.find_by_node_guid(ni.node_guid)) {
+      // Another way to a node we have: only the link is new.
+      Node& n = f.node(*known);
+      if (!n.is_switch() && entry <= n.num_ports) n.port(entry).guid = ni.port_guid;
+      if (via.node.valid()) link(via, PortRef{*known, entry}, path);
+      if (!n.is_switch() && entry >= 1 && entry <= n.num_ports && !ca_port_seen(*known, entry))
+        query_ca_port(*known, path, entry, via);
+      return;
+    }
+    Node n;
+    n.type = ni.node_type;
+    n.num_ports = ni.num_ports;
+    n.node_guid = ni.node_guid;
+    n.system_guid = ni.system_image_guid;
+    n.vendor_id = ni.vendor_id;
+    n.device_id = ni.device_id;
+    n.revision = ni.revision;
+    n.ports.resize(size_t{ni.num_ports} + 1);
+    if (n.is_switch()) {
+      for (auto& p : n.ports) p.guid = ni.port_guid;
+    } else if (entry <= ni.num_ports) {
+      n.ports[entry].guid = ni.port_guid;
+    }
+    auto added = f.add_node(std::move(n));
+    if (!added.ok()) {
+      problem(path, via, "cannot add node: " + added.status().message());
+      return;
+    }
+    NodeIndex idx = *added;
+    r_.paths.resize(f.node_count());
+    r_.paths[idx.value] = path;
+    r_.switches.resize(f.node_count());
+    ca_ports_seen_.resize(f.node_count());
+    if (!via.node.valid()) {
+      r_.local_node = idx;
+      r_.local_port = entry;
+    } else {
+      link(via, PortRef{idx, entry}, path);
+    }
+
+    get(path, wire::smp_attr::node_description, 0, via, [this, idx](std::span<const uint8_t> data) {
+      auto nd = wire::decode_node_description(data);
+      if (nd.ok()) r_.fabric.node(idx).description = nd->text;
+    });
+    if (ni.node_type == NodeType::switch_) {
+      if (options_.query_switch_info) {
+        get(path, wire::smp_attr::switch_info, 0, via, [this, idx](std::span<const uint8_t> data) {
+          auto si = wire::decode_switch_info(data);
+          if (!si.ok()) return;
+          SwitchDetails& s = r_.switches[idx.value];
+          s.linear_fdb_cap = si->linear_fdb_cap;
+          s.linear_fdb_top = si->linear_fdb_top;
+          s.multicast_fdb_cap = si->multicast_fdb_cap;
+          s.enhanced_port0 = si->enhanced_port0;
+        });
+      }
+      for (unsigned p = 0; p <= ni.num_ports; ++p) query_switch_port(idx, path, static_cast<uint8_t>(p), entry, via);
+    } else if (entry >= 1 && entry <= ni.num_ports) {
+      query_ca_port(idx, path, entry, via);
+    }
+  }
+
+  bool ca_port_seen(NodeIndex n, uint8_t port) const {
+    return n.value < ca_ports_seen_.size() && (ca_ports_seen_[n.value] >> port & 1) != 0;
+  }
+
+  void query_ca_port(NodeIndex idx, const DrPath& path, uint8_t port, PortRef via) {
+    if (port < 64) ca_ports_seen_[idx.value] |= uint64_t{1} << port;
+    get(path, wire::smp_attr::port_info, port, via, [this, idx, path, port](std::span<const uint8_t> data) {
+      auto pi = wire::decode_port_info(data);
+      if (!pi.ok()) return;
+      store_port(idx, port, *pi);
+      // The local CA's port leads out into the fabric.
+      if (path.hops() == 0 && pi->port_state != PortState::down && !r_.fabric.node(idx).port(port).connected())
+        probe(path.extended(port), PortRef{idx, port});
+    });
+  }
+
+  void query_switch_port(NodeIndex idx, const DrPath& path, uint8_t port, uint8_t entry, PortRef via) {
+    get(path, wire::smp_attr::port_info, port, via, [this, idx, path, port, entry](std::span<const uint8_t> data) {
+      auto pi = wire::decode_port_info(data);
+      if (!pi.ok()) return;
+      store_port(idx, port, *pi);
+      if (port == 0 || port == entry || pi->port_state == PortState::down) return;
+      if (r_.fabric.node(idx).port(port).connected()) return;  // the far side found us first
+      if (path.full()) {
+        problem(path, PortRef{idx, port}, "fabric deeper than 63 hops: not followed");
+        return;
+      }
+      probe(path.extended(port), PortRef{idx, port});
+    });
+  }
+
+  void store_port(NodeIndex idx, uint8_t port, const wire::PortInfo& pi) {
+    Node& n = r_.fabric.node(idx);
+    if (port > n.num_ports) return;
+    Port& p = n.port(port);
+    p.state = pi.port_state;
+    p.phys_state = pi.port_phys_state;
+    p.width_active = pi.link_width_active;
+    p.speed_active = pi.link_speed_active;
+    p.speed_ext_active = pi.link_speed_ext_active;
+    if (!n.is_switch()) {
+      p.base_lid = pi.lid;
+      p.lmc = pi.lmc;
+    } else if (port == 0) {
+      // A switch's LID lives in port 0's PortInfo and covers all its ports
+      // (IBA 14.2.5.6); its external ports' LID fields mean nothing.
+      for (auto& q : n.ports) {
+        q.base_lid = pi.lid;
+        q.lmc = pi.lmc;
+      }
+    }
+  }
+
+  void link(PortRef a, PortRef b, const DrPath& path) {
+    Fabric& f = r_.fabric;
+    const Port& pa = f.node(a.node).port(a.port);
+    if (pa.connected() && pa.remote_node == b.node && pa.remote_port == b.port) return;  // known already
+    Status s = f.connect(a, b);
+    if (!s.ok()) problem(path, a, "inconsistent link: " + s.message());
+  }
+
+  MadDispatcher& d_;
+  DiscoveryOptions options_;
+  LogSink& log_;
+  DiscoveryResult r_;
+  std::vector<uint64_t> ca_ports_seen_;  // bit per CA port whose PortInfo was asked for
+  uint64_t sent_before_ = 0;
+  uint64_t timeouts_before_ = 0;
+};
+
+}  // namespace
+
+DiscoveryResult discover_fabric(MadDispatcher& dispatcher, const DiscoveryOptions& options, LogSink& log) {
+  Walker w(dispatcher, options, log);
+  w.start_counting();
+  return w.run();
+}
+
+}  // namespace ibsm

@@ -1,0 +1,52 @@
+// Directed-route discovery: walks the fabric breadth-first from the local port
+// with many SMPs in flight (through the MadDispatcher's window), and builds the
+// fabric model. A node that does not answer is reported with its DR path and
+// the port it hangs off; the rest of the fabric is still discovered.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mad/base/log.h"
+#include "mad/dispatcher.h"
+#include "sm/fabric/fabric.h"
+
+namespace ibsm {
+
+struct DiscoveryOptions {
+  // Also read SwitchInfo of every switch (the sweep needs it; a topology dump does not).
+  bool query_switch_info = false;
+};
+
+struct SwitchDetails {
+  uint16_t linear_fdb_cap = 0;
+  uint16_t linear_fdb_top = 0;
+  uint16_t multicast_fdb_cap = 0;
+  bool enhanced_port0 = false;
+};
+
+// What went wrong at one place of the fabric.
+struct DiscoveryProblem {
+  DrPath path;        // where the SMP was sent
+  Guid via_node;      // the node whose port leads there (zero for the local node)
+  uint8_t via_port = 0;
+  std::string what;   // "no answer to NodeInfo", "PortInfo: ..."
+};
+
+struct DiscoveryResult {
+  Fabric fabric;
+  std::vector<DrPath> paths;  // by NodeIndex: the DR path the node was found on
+  std::vector<SwitchDetails> switches;  // by NodeIndex (zeros for CAs or when not queried)
+  NodeIndex local_node;
+  uint8_t local_port = 0;
+  std::vector<DiscoveryProblem> problems;
+  uint64_t smps_sent = 0;    // including retries
+  uint64_t smps_timed_out = 0;
+};
+
+// Runs one discovery to completion on `dispatcher` (which must be idle).
+DiscoveryResult discover_fabric(MadDispatcher& dispatcher, const DiscoveryOptions& options = {},
+                                LogSink& log = null_log_sink());
+
+}  // namespace ibsm

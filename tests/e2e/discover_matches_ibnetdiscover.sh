@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# discover_matches_ibnetdiscover.sh NAME NETFILE | NAME --topo KIND [topo args...]
+# On ibsim loaded with the netfile (or a fabric `ibsm topo` generates), `ibsm
+# discover` through libibumad must report exactly the nodes, GUIDs, port numbers
+# and links that ibnetdiscover reports; `ibsm discover --sim` on the same file
+# must give the same fabric again, without ibsim.
+source "$(dirname "$0")/lib.sh"
+name=$1; shift
+e2e_setup "$name"
+
+if [[ $1 == --topo ]]; then
+  shift
+  "$IBSM" topo "$@" -o fabric.net
+  netfile=$PWD/fabric.net
+else
+  netfile=$1
+fi
+nodes=$(grep -cE '^(Switch|Hca|Ca|Rt)' "$netfile")
+# Room for generated fabrics beyond ibsim's default capacity.
+ibsim_start "$netfile" -N $((nodes + 16)) -S $((nodes + 16)) -P $((nodes * 80 + 64))
+
+client ibnetdiscover > ibnetdiscover.out 2> ibnetdiscover.err || fail "ibnetdiscover failed: $(cat ibnetdiscover.err)"
+client "$IBSM" discover --stats > ibsm.out 2> ibsm.err || fail "ibsm discover failed: $(cat ibsm.err)"
+cat ibsm.err >&2
+
+"$IBSM_TOOLS_DIR/netfile_compare" ibnetdiscover.out ibsm.out || fail "ibsm discover (ibsim) differs from ibnetdiscover"
+"$IBSM_TOOLS_DIR/netfile_compare" "$netfile" ibsm.out || fail "ibsm discover (ibsim) differs from the netfile"
+
+"$IBSM" discover --sim "$netfile" > sim.out.net 2> sim.err || fail "ibsm discover --sim failed: $(cat sim.err)"
+"$IBSM_TOOLS_DIR/netfile_compare" ibnetdiscover.out sim.out.net || fail "ibsm discover --sim differs from ibnetdiscover"
+
+# The written files load back into ibsim itself.
+echo "discovered the same fabric over ibsim and SimFabric: $(wc -l < ibsm.out) lines"

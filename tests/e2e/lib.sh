@@ -1,0 +1,56 @@
+# Shared helpers for end-to-end tests on ibsim. Source it, then:
+#   e2e_setup NAME          scratch folder, unique socket name, cleanup trap
+#   ibsim_start NETFILE     start ibsim (console on a FIFO for fault injection)
+#   ibsim_cmd 'Unlink "sw"[3]'   send a console command
+#   client CMD ARGS...      run a umad client (diag tool, opensm, ibsm) on the simulator
+#   fail MESSAGE            print and exit 1
+# Environment: IBSM (path of the ibsm binary), IBSM_TOOLS_DIR (test helper binaries).
+set -euo pipefail
+
+UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+e2e_setup() {
+  local name=$1
+  E2E_DIR=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-e2e-${name}.XXXXXX")
+  export IBSIM_SOCKNAME="ibsm-${name}-$$-${RANDOM}"
+  IBSIM_PID=""
+  trap e2e_cleanup EXIT
+  cd "$E2E_DIR"
+}
+
+e2e_cleanup() {
+  local rc=$?
+  if [[ -n "${IBSIM_PID}" ]]; then
+    kill "$IBSIM_PID" 2>/dev/null || true
+    wait "$IBSIM_PID" 2>/dev/null || true
+  fi
+  if [[ $rc -ne 0 ]]; then
+    echo "--- e2e scratch folder kept: $E2E_DIR" >&2
+    [[ -f sim.out ]] && { echo "--- ibsim output (tail):" >&2; tail -20 sim.out >&2; }
+  else
+    rm -rf "$E2E_DIR"
+  fi
+}
+
+# ibsim_start NETFILE [extra ibsim args...]
+ibsim_start() {
+  local netfile=$1; shift
+  mkfifo console
+  # Opened read-write so ibsim never sees end of input on its console.
+  ibsim "$@" -s "$netfile" <>console >sim.out 2>&1 &
+  IBSIM_PID=$!
+  local i
+  for i in $(seq 1 200); do
+    grep -q "Network simulator ready" sim.out 2>/dev/null && return 0
+    kill -0 "$IBSIM_PID" 2>/dev/null || fail "ibsim exited while starting on $netfile"
+    sleep 0.05
+  done
+  fail "ibsim did not become ready on $netfile"
+}
+
+ibsim_cmd() { echo "$*" >console; sleep 0.2; }
+
+# Runs a client attached to the simulator; SIM_HOST may be set by the caller.
+client() { LD_PRELOAD="$UMAD2SIM" "$@"; }

@@ -1,0 +1,20 @@
+// Reading and writing whole files for the tools (the core never opens files).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "mad/base/status.h"
+#include "sm/fabric/fabric.h"
+
+namespace ibsm {
+
+Result<std::string> read_text_file(const std::string& path);
+// Writes `text` to `path`, or to stdout when path is empty or "-".
+Status write_text_output(const std::string& path, std::string_view text);
+// Reads a netfile (ibsim or ibnetdiscover format) from disk, resolving
+// `include` lines relative to the file's folder.
+Result<Fabric> load_netfile(const std::string& path);
+
+}  // namespace ibsm
