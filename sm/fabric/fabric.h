@@ -59,6 +59,9 @@ struct Node {
   uint32_t vendor_id = 0;
   uint16_t device_id = 0;
   uint32_t revision = 0;
+  // SwitchInfo:EnhancedPort0 (IBA 14.2.5.4): port 0 of this switch is a full port
+  // with its own PortInfo; ibnetdiscover prints "enhanced port 0" or "base port 0".
+  bool enhanced_port0 = false;
   std::string name;         // the node's id in a topology file ("Switch1", "S-0002c9...")
   std::string description;  // NodeDescription as the SMA answers it (at most 64 bytes)
   std::vector<Port> ports;  // indexed by port number: 0..num_ports
@@ -81,7 +84,8 @@ struct Link {
 class Fabric {
  public:
   // Adds a node; fills `ports` to num_ports + 1 entries if it is shorter.
-  // Fails on a duplicate non-zero node GUID or a duplicate non-empty name.
+  // Fails on a duplicate non-zero node GUID or a duplicate non-empty name, or
+  // when a non-zero port GUID is already another node's port GUID.
   Result<NodeIndex> add_node(Node node);
   // Cables port `pa` of `a` to port `pb` of `b`. Fails when a port is out of
   // range (0 or > num_ports) or already cabled, or when both ends are the same port.
