@@ -12,6 +12,8 @@ cmake --build build -j"$(nproc)" --target ibsm >/dev/null
 netfile=${1:-$top/conf/fabric-default.net}
 work=$(mktemp -d /tmp/ibsm-demo.XXXXXX)
 export IBSIM_SOCKNAME="ibsm-demo-$$"
+# ibsm runs where a fabric's SM usually does: on a host.
+export SIM_HOST=${SIM_HOST:-host-0}
 cd "$work"
 mkfifo console
 ibsim -s "$netfile" <>console >sim.out 2>&1 &

@@ -17,6 +17,7 @@
 #include "tools/os/files.h"
 #include "tools/os/steady_clock.h"
 #include "tools/os/stderr_log.h"
+#include "tools/sim_attach.h"
 
 namespace ibsm::tools {
 namespace {
@@ -118,17 +119,13 @@ int cmd_discover(int argc, char** argv) {
       std::fprintf(stderr, "ibsm discover: %s\n", topo.status().message().c_str());
       return 1;
     }
-    auto sim = SimFabric::create(std::move(*topo));
-    if (!sim.ok()) {
-      std::fprintf(stderr, "ibsm discover: %s\n", sim.status().message().c_str());
+    auto at = sim_attach_point(*topo, sim_node ? *sim_node : std::string());
+    if (!at.ok()) {
+      std::fprintf(stderr, "ibsm discover: %s\n", at.status().message().c_str());
       return 1;
     }
-    auto port = sim_node ? (*sim)->attach_by_name(*sim_node) : (*sim)->attach_default();
-    if (!port.ok()) {
-      std::fprintf(stderr, "ibsm discover: %s\n", port.status().message().c_str());
-      return 1;
-    }
-    MadDispatcher dispatcher(**port, (*sim)->clock(), dopts, log);
+    SimFabric sim(std::move(*topo), {}, log);
+    MadDispatcher dispatcher(sim.attach(at->node, at->port), sim.clock(), dopts, log);
     result = discover_fabric(dispatcher, disc_opts, log);
   } else {
     UmadOptions uopts;
