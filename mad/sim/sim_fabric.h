@@ -1,0 +1,116 @@
+// SimFabric: an in-process InfiniBand fabric that answers SMPs the way the
+// SMAs of real switches and CAs do, and the way ibsim 0.10 does where ibsim is
+// the reference, so an SM gives the same results on it and on ibsim for the
+// same netfile. Built from a Fabric (the cabling); clients attach at ports and
+// get a Transport (SimPort). Time is virtual: a ManualClock the fabric owns
+// and moves only when a client waits (or advance() is called), so runs are
+// deterministic and need no real time.
+//
+// What it simulates:
+//  - directed-route SMPs with the hop-pointer rules of IBA 14.2.2 (DrSLID and
+//    DrDLID must be permissive: LID-routed DR parts are dropped, as in ibsim);
+//  - LID-routed SMPs and GMPs through the switches' LFTs, with the port-state
+//    rules of IBA 7.2 (SMPs pass Init/Armed/Active ports, data needs Active);
+//  - the SMA of every node (see sma.h); SMInfo, traps and responses go to the
+//    client attached at the destination port, GMPs too; nobody there: dropped;
+//  - link state: Set PortInfo state and physical state, cable pulls and
+//    replugs (set_link), PortStateChange, and trap 128 to the master SM;
+//  - fault injection: drop rates with a seeded PRNG, dropped attributes,
+//    unresponsive nodes;
+//  - counters of everything received, answered, delivered and dropped.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <functional>
+#include <optional>
+#include <queue>
+#include <unordered_map>
+#include <vector>
+
+#include "mad/base/clock.h"
+#include "mad/base/log.h"
+#include "mad/base/status.h"
+#include "mad/sim/sim_counters.h"
+#include "mad/sim/sim_faults.h"
+#include "mad/sim/sim_options.h"
+#include "mad/sim/sim_port.h"
+#include "mad/sim/sim_state.h"
+#include "sm/fabric/fabric.h"
+
+namespace ibsm {
+
+class SimFabric {
+ public:
+  explicit SimFabric(Fabric topology, SimOptions options = {}, LogSink& log = null_log_sink());
+  ~SimFabric();
+  SimFabric(const SimFabric&) = delete;
+  SimFabric& operator=(const SimFabric&) = delete;
+
+  // A client at a CA's or router's port (1..N) or at a switch's port 0. One
+  // client per port; the SimPort lives as long as the fabric.
+  SimPort& attach(NodeIndex node, uint8_t port);
+
+  // The virtual clock, for the dispatcher (MadDispatcher takes a const Clock&).
+  const Clock& clock() const { return clock_; }
+  Micros now() const { return clock_.now(); }
+  // Moves virtual time forward by `delta` (MADs falling due wait in inboxes).
+  void advance(Micros delta) { clock_.advance(delta); }
+  // The arrival time of the next MAD for any client.
+  std::optional<Micros> next_delivery() const;
+
+  // Fault injection. set_link pulls (up = false) or replugs the cable at
+  // `port`: both ends go Down/Polling, or come back Init/LinkUp. It fails for
+  // a port that does not exist or has no cable.
+  Status set_link(PortRef port, bool up);
+  void set_drop_rate(NodeIndex node, double fraction, uint64_t seed);
+  void set_drop_rate_all(double fraction, uint64_t seed);
+  void set_drop_attribute(NodeIndex node, uint16_t attr_id, bool drop = true);
+  void set_unresponsive(NodeIndex node, bool unresponsive = true);
+  void clear_faults() { faults_.clear(); }
+
+  const SimCounters& counters() const { return counters_; }
+  void reset_counters() { counters_ = SimCounters{}; }
+
+  // What the SMAs hold, for tests and tools.
+  const Fabric& topology() const { return state_.topology(); }
+  PortState port_state(PortRef p) const { return state_.port(p.node.value, p.port).state; }
+  PhysState phys_state(PortRef p) const { return state_.port(p.node.value, p.port).phys_state; }
+  Lid port_lid(PortRef p) const { return Lid{state_.port(p.node.value, p.port).lid}; }
+  const sim::SimState& state() const { return state_; }
+
+ private:
+  friend class SimPort;
+  struct Travel;
+
+  Status send_from(SimPort& from, const MadPacket& packet);
+  void wait_for(const SimPort& client, Micros max_wait);
+
+  // The parts of send_from: where the MAD goes, what happens there.
+  void route_smp(SimPort& from, Travel& t);
+  void route_gmp(SimPort& from, Travel& t);
+  void arrive_at_node(uint32_t node, uint8_t in_port, Travel& t);
+  void answer_at_sma(uint32_t node, uint8_t in_port, Travel& t);
+  bool deliver(uint32_t node, uint8_t port, Travel& t, Micros latency);
+  void drop(DropReason reason, const Travel& t);
+  void send_traps();
+
+  SimPort* client_at(uint32_t node, uint8_t port) const;
+
+  sim::SimState state_;
+  sim::SimFaults faults_;
+  ManualClock clock_;
+  LogSink& log_;
+  SimCounters counters_;
+  std::vector<std::unique_ptr<SimPort>> clients_;
+  std::unordered_map<uint32_t, SimPort*> client_by_port_;  // by port index
+  // Every arrival time scheduled, earliest first; times already passed are
+  // popped as the clock moves. Waiting wakes at the next future one only: a
+  // MAD that already arrived for a client that is not reading must not stop
+  // the clock for the others.
+  std::priority_queue<Micros, std::vector<Micros>, std::greater<>> wakeups_;
+  uint64_t next_seq_ = 0;
+  uint64_t next_trap_tid_ = 1;
+};
+
+}  // namespace ibsm

@@ -1,0 +1,38 @@
+#include "mad/sim/sim_port.h"
+
+#include "mad/sim/sim_fabric.h"
+
+namespace ibsm {
+
+Status SimPort::send(const MadPacket& packet) { return fabric_.send_from(*this, packet); }
+
+std::optional<MadPacket> SimPort::receive() {
+  if (inbox_.empty() || inbox_.top().due > fabric_.now()) return std::nullopt;
+  MadPacket packet = inbox_.top().packet;
+  inbox_.pop();
+  return packet;
+}
+
+void SimPort::wait(Micros max_wait) { fabric_.wait_for(*this, max_wait); }
+
+std::optional<Micros> SimPort::next_due() const {
+  if (inbox_.empty()) return std::nullopt;
+  return inbox_.top().due;
+}
+
+LocalPortInfo SimPort::local_port() const {
+  const sim::SimState& s = fabric_.state_;
+  const sim::PortRecord& p = s.port(node_, port_);
+  LocalPortInfo info;
+  info.node_guid = s.topo_node(node_).node_guid;
+  info.port_guid = s.port_guid(node_, port_);
+  info.port_num = port_;
+  info.lid = Lid{p.lid};
+  info.sm_lid = Lid{p.master_sm_lid};
+  info.state = p.state;
+  return info;
+}
+
+void SimPort::set_is_sm(bool is_sm) { fabric_.state_.port(node_, port_).set(sim::port_flag::is_sm, is_sm); }
+
+}  // namespace ibsm
