@@ -1,0 +1,30 @@
+// Min-hop routing with balanced port choice: every switch forwards every
+// destination LID along a shortest path, and among the out-ports that lie on
+// a shortest path it takes the one carrying the fewest routes so far (ties:
+// the lowest port), so load spreads evenly over parallel paths. A route
+// counts on a port when some endpoint's packets for the LID take it; see
+// minhop.cpp for why that matters on fat trees. The 2^LMC LIDs of one port
+// prefer different next switches, then different ports, so their paths are
+// as disjoint as the topology allows.
+//
+// Cost: a bit-parallel breadth-first search per 64 destination switches
+// (routing/shortest_paths.h), then one pass over the switches per
+// destination LID: O(switches / 64 x edges x diameter) plus
+// O(switches x LIDs), the latter being the size of the tables themselves.
+#pragma once
+
+#include <string_view>
+
+#include "routing/engine.h"
+
+namespace ibsm::routing {
+
+inline constexpr std::string_view kMinHopName = "minhop";
+
+class MinHopEngine final : public RoutingEngine {
+ public:
+  std::string_view name() const override { return kMinHopName; }
+  Result<UnicastTables> compute(const RoutingInput& input) override;
+};
+
+}  // namespace ibsm::routing

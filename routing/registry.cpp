@@ -1,0 +1,47 @@
+#include "routing/registry.h"
+
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "routing/chain.h"
+#include "routing/minhop.h"
+
+namespace ibsm::routing {
+
+Status EngineRegistry::add(std::string name, EngineFactory factory) {
+  if (name.empty()) return invalid_argument_error("routing engine without a name");
+  if (name == kNoFallback) return invalid_argument_error(fmt::format("'{}' is a chain keyword, not an engine", name));
+  if (contains(name)) return invalid_argument_error(fmt::format("routing engine '{}' is registered twice", name));
+  if (!factory) return invalid_argument_error(fmt::format("routing engine '{}' has no factory", name));
+  entries_.push_back({std::move(name), std::move(factory)});
+  return {};
+}
+
+bool EngineRegistry::contains(std::string_view name) const {
+  for (const Entry& e : entries_) {
+    if (e.name == name) return true;
+  }
+  return false;
+}
+
+std::unique_ptr<RoutingEngine> EngineRegistry::create(std::string_view name) const {
+  for (const Entry& e : entries_) {
+    if (e.name == name) return e.factory();
+  }
+  return nullptr;
+}
+
+std::vector<std::string> EngineRegistry::names() const {
+  std::vector<std::string> out;
+  out.reserve(entries_.size());
+  for (const Entry& e : entries_) out.push_back(e.name);
+  return out;
+}
+
+Status register_builtin_engines(EngineRegistry& registry) {
+  IBSM_RETURN_IF_ERROR(registry.add(std::string(kMinHopName), [] { return std::make_unique<MinHopEngine>(); }));
+  return {};
+}
+
+}  // namespace ibsm::routing

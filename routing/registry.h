@@ -1,0 +1,41 @@
+// The registry of routing engines by name. It is filled by one explicit call
+// (register_builtin_engines), never by static constructors, so what exists is
+// visible in one place and an embedded build links only what it registers.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mad/base/status.h"
+#include "routing/engine.h"
+
+namespace ibsm::routing {
+
+using EngineFactory = std::function<std::unique_ptr<RoutingEngine>()>;
+
+class EngineRegistry {
+ public:
+  // Fails when the name is empty, already registered, or a chain keyword.
+  Status add(std::string name, EngineFactory factory);
+  bool contains(std::string_view name) const;
+  // A fresh engine, or nullptr for an unknown name.
+  std::unique_ptr<RoutingEngine> create(std::string_view name) const;
+  // Registered names in registration order.
+  std::vector<std::string> names() const;
+
+ private:
+  struct Entry {
+    std::string name;
+    EngineFactory factory;
+  };
+  std::vector<Entry> entries_;  // a handful: a linear search is the simplest map
+};
+
+// Registers every engine built into ibsm (minhop, ...). Fails when one of
+// their names is taken already, e.g. when called twice.
+Status register_builtin_engines(EngineRegistry& registry);
+
+}  // namespace ibsm::routing

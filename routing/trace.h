@@ -1,0 +1,90 @@
+// The route tracer: follows a packet from a source port to a destination LID
+// hop by hop through the switches' linear forwarding tables, the way the
+// hardware would, over a fabric snapshot. Used by the tests and `ibsm check`;
+// it trusts nothing but the tables and the cables, so it judges any engine's
+// output (or LFTs read back from a live fabric).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "mad/base/types.h"
+#include "sm/fabric/fabric.h"
+
+namespace ibsm::routing {
+
+enum class TraceOutcome : uint8_t {
+  delivered,    // reached the port that owns the LID
+  unreachable,  // no entry (0xFF), beyond the table, a bad or unusable port
+  loop,         // crossed more switches than the fabric has
+};
+const char* trace_outcome_name(TraceOutcome outcome);
+
+// One switch on the way: where the packet came in and where it left.
+struct TraceHop {
+  NodeIndex node;
+  uint8_t in_port = 0;
+  uint8_t out_port = 0;  // 0 when the switch itself is the destination
+};
+
+struct Trace {
+  TraceOutcome outcome = TraceOutcome::unreachable;
+  std::vector<TraceHop> hops;  // the switches crossed, in order
+  uint32_t cables = 0;         // cables crossed
+  PortRef destination;         // the port it was delivered to
+  std::string reason;          // why it was not delivered
+};
+
+// LFTs by NodeIndex, as UnicastTables::lfts holds them; a switch whose LFT
+// is missing or short drops the LIDs it does not cover.
+using LftSet = std::span<const std::vector<uint8_t>>;
+
+class RouteTracer {
+ public:
+  // Both must outlive the tracer.
+  RouteTracer(const Fabric& fabric, LftSet lfts);
+
+  // Follows a packet for `dlid` leaving `source`: a CA or router port, or a
+  // switch (its port 0: the packet starts in that switch).
+  Trace trace(PortRef source, Lid dlid) const;
+
+ private:
+  const Fabric& fabric_;
+  LftSet lfts_;
+  uint32_t max_switches_;
+};
+
+// Every endpoint port (CA and router ports with a LID) to every LID of every
+// other endpoint port.
+struct CheckOptions {
+  // Trace from every n-th source port only (1: all), for big fabrics.
+  uint32_t source_stride = 1;
+  // Destination LIDs per port: all 2^LMC of them, or only the base LID.
+  bool all_lids = true;
+  // How many failed pairs to describe in CheckSummary::problems.
+  size_t max_problems = 10;
+};
+
+struct CheckSummary {
+  uint64_t pairs = 0;
+  uint64_t delivered = 0;
+  uint64_t unreachable = 0;
+  uint64_t looping = 0;
+  uint32_t max_hops = 0;    // cables crossed by the longest delivered route
+  double mean_hops = 0;
+  // Routes (delivered pairs) per direction of every usable switch-to-switch cable.
+  uint64_t switch_links = 0;  // directed: two per cable
+  uint64_t max_link_routes = 0;
+  double mean_link_routes = 0;
+  std::vector<std::string> problems;  // the first failed pairs, readable
+
+  bool all_delivered() const { return delivered == pairs; }
+  // One line: "pairs 240: delivered 240, unreachable 0, looping 0; hops max 4 mean 3.1; ..."
+  std::string to_string() const;
+};
+
+CheckSummary check_all_pairs(const Fabric& fabric, LftSet lfts, const CheckOptions& options = {});
+
+}  // namespace ibsm::routing
