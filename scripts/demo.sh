@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the bundled default fabric: installs what is missing, builds
-# ibsm, starts its own ibsim on conf/fabric-default.net, discovers the fabric
-# through the real libibumad (umad2sim), prints it, and stops the simulator.
+# ibsm, starts its own ibsim on conf/fabric-default.net, brings the subnet up
+# with `ibsm run -o` through the real libibumad (umad2sim), shows it with the
+# diag tools, and stops the simulator.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -23,5 +24,11 @@ for _ in $(seq 1 200); do grep -q "Network simulator ready" sim.out && break; sl
 grep -q "Network simulator ready" sim.out || { cat sim.out; exit 1; }
 
 umad2sim=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
-echo "=== ibsm discover on $(basename "$netfile") (ibsim, through libibumad)"
-LD_PRELOAD=$umad2sim "$top/build/bin/ibsm" discover --stats
+echo "=== ibsm run -o on $(basename "$netfile") (ibsim, through libibumad)"
+LD_PRELOAD=$umad2sim "$top/build/bin/ibsm" run -o --cache-dir "$work/cache" -f "$work/ibsm.log"
+echo
+echo "=== the fabric as ibnetdiscover sees it now"
+LD_PRELOAD=$umad2sim ibnetdiscover 2>/dev/null | grep -E '^(Switch|Ca)|^\[' | head -40
+echo "..."
+echo
+echo "=== port states (iblinkinfo): $(LD_PRELOAD=$umad2sim iblinkinfo 2>/dev/null | grep -c Active) links Active"

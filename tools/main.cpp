@@ -11,6 +11,7 @@ using ibsm::tools::Command;
 
 constexpr Command kCommands[] = {
     {"discover", "discover the fabric with directed-route SMPs and print it", ibsm::tools::cmd_discover},
+    {"run", "run the subnet manager (daemon, or -o to configure once)", ibsm::tools::cmd_run},
     {"topo", "write a generated fabric as a topology file (netfile)", ibsm::tools::cmd_topo},
 };
 

@@ -124,7 +124,11 @@ class Walker {
     NodeIndex idx = *added;
     r_.paths.resize(f.node_count());
     r_.paths[idx.value] = path;
-    r_.switches.resize(f.node_count());
+    r_.switch_info.resize(f.node_count());
+    if (options_.keep_port_info) {
+      r_.port_info.resize(f.node_count());
+      r_.port_info[idx.value].resize(size_t{ni.num_ports} + 1);
+    }
     ca_ports_seen_.resize(f.node_count());
     if (!via.node.valid()) {
       r_.local_node = idx;
@@ -142,11 +146,8 @@ class Walker {
         get(path, wire::smp_attr::switch_info, 0, via, [this, idx](std::span<const uint8_t> data) {
           auto si = wire::decode_switch_info(data);
           if (!si.ok()) return;
-          SwitchDetails& s = r_.switches[idx.value];
-          s.linear_fdb_cap = si->linear_fdb_cap;
-          s.linear_fdb_top = si->linear_fdb_top;
-          s.multicast_fdb_cap = si->multicast_fdb_cap;
-          s.enhanced_port0 = si->enhanced_port0;
+          r_.switch_info[idx.value] = *si;
+          r_.fabric.node(idx).enhanced_port0 = si->enhanced_port0;
         });
       }
       for (unsigned p = 0; p <= ni.num_ports; ++p) query_switch_port(idx, path, static_cast<uint8_t>(p), entry, via);
@@ -189,6 +190,7 @@ class Walker {
   void store_port(NodeIndex idx, uint8_t port, const wire::PortInfo& pi) {
     Node& n = r_.fabric.node(idx);
     if (port > n.num_ports) return;
+    if (options_.keep_port_info) r_.port_info[idx.value][port] = pi;
     Port& p = n.port(port);
     p.state = pi.port_state;
     p.phys_state = pi.port_phys_state;

@@ -10,6 +10,8 @@
 
 #include "mad/base/log.h"
 #include "mad/dispatcher.h"
+#include "mad/wire/port_info.h"
+#include "mad/wire/switch_info.h"
 #include "sm/fabric/fabric.h"
 
 namespace ibsm {
@@ -17,13 +19,8 @@ namespace ibsm {
 struct DiscoveryOptions {
   // Also read SwitchInfo of every switch (the sweep needs it; a topology dump does not).
   bool query_switch_info = false;
-};
-
-struct SwitchDetails {
-  uint16_t linear_fdb_cap = 0;
-  uint16_t linear_fdb_top = 0;
-  uint16_t multicast_fdb_cap = 0;
-  bool enhanced_port0 = false;
+  // Keep every PortInfo read whole, so a sweep can write back only what differs.
+  bool keep_port_info = false;
 };
 
 // What went wrong at one place of the fabric.
@@ -37,7 +34,11 @@ struct DiscoveryProblem {
 struct DiscoveryResult {
   Fabric fabric;
   std::vector<DrPath> paths;  // by NodeIndex: the DR path the node was found on
-  std::vector<SwitchDetails> switches;  // by NodeIndex (zeros for CAs or when not queried)
+  // By NodeIndex; SwitchInfo is all zeros for CAs and when not queried.
+  std::vector<wire::SwitchInfo> switch_info;
+  // By NodeIndex, then port number; filled with keep_port_info (empty otherwise).
+  // A port whose PortInfo was never read (a CA port not reached) has port_state no_change.
+  std::vector<std::vector<wire::PortInfo>> port_info;
   NodeIndex local_node;
   uint8_t local_port = 0;
   std::vector<DiscoveryProblem> problems;

@@ -1,0 +1,67 @@
+// The SM's configuration: one declarative table of settings (key, member,
+// parser and validator, default, help, hot-reloadable), read from an
+// OpenSM-style config file ("key value" lines, '#' comments) so operators can
+// bring their opensm.conf keys over. Parse, verify, apply, dump.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mad/base/status.h"
+#include "mad/base/types.h"
+
+namespace ibsm {
+
+struct SmConfig {
+  Guid port_guid;                  // guid: the local port to bind (0: first active)
+  uint8_t lmc = 0;                 // lmc
+  bool lmc_esp0 = false;           // lmc_esp0
+  bool reassign_lids = false;      // reassign_lids (-r)
+  uint32_t sweep_interval = 10;    // sweep_interval, seconds; 0 disables light sweeps
+  uint8_t sm_priority = 0;         // sm_priority (-p), 0-15
+  uint64_t sm_key = 0;             // sm_key
+  uint64_t subnet_prefix = 0xfe80000000000000ULL;  // subnet_prefix
+  uint8_t subnet_timeout = 18;     // subnet_timeout
+  uint8_t packet_life_time = 0x12; // packet_life_time (SwitchInfo LifeTimeValue)
+  uint8_t max_op_vls = 5;          // max_op_vls
+  uint8_t head_of_queue_lifetime = 0x12;  // head_of_queue_lifetime
+  uint32_t transaction_timeout = 200;     // transaction_timeout, ms (-t)
+  uint32_t transaction_retries = 3;       // transaction_retries (--retries)
+  uint32_t max_wire_smps = 16;            // max_wire_smps (--maxsmps): SMPs in flight
+  std::string routing_engine = "minhop";  // routing_engine (-R)
+  std::string log_file;                   // log_file (-f); empty: stderr
+  uint32_t log_level = 2;                 // ibsm: 0 error .. 4 trace
+  std::string cache_dir = "/var/cache/ibsm";  // guid2lid and switch-table caches
+  std::string dump_files_dir;             // dump_files_dir: write OpenSM-format dumps there
+  bool honor_guid2lid_file = true;        // honor_guid2lid_file
+};
+
+// One row of the table.
+struct ConfigKey {
+  std::string_view key;
+  std::string_view help;
+  bool hot_reload;  // takes effect at SIGHUP without a restart
+  // Parses `value` into `config`; returns an error message or empty.
+  std::string (*set)(SmConfig& config, std::string_view value);
+  // The current value as the file would spell it.
+  std::string (*get)(const SmConfig& config);
+};
+
+std::span<const ConfigKey> config_keys();
+const ConfigKey* find_config_key(std::string_view key);
+
+// Reads "key value" lines into `config` (unset keys keep their values). Every
+// bad line is an error naming source:line and the key; all are reported, and
+// `config` is changed only when there are none.
+Status read_config(std::istream& in, std::string_view source_name, SmConfig& config);
+// Sets one key from the command line (-l 2 is set_config_value("lmc", "2")).
+Status set_config_value(SmConfig& config, std::string_view key, std::string_view value);
+// Writes the effective configuration in the file format, with help comments.
+void write_config(const SmConfig& config, std::ostream& out);
+
+}  // namespace ibsm

@@ -1,0 +1,316 @@
+#include "sm/sweep/heavy_sweep.h"
+
+#include <array>
+#include <memory>
+
+#include "mad/wire/linear_forwarding_table.h"
+#include "mad/wire/p_key_table.h"
+#include "mad/wire/smp.h"
+
+namespace ibsm {
+namespace {
+
+constexpr uint8_t kNoRoute = 0xFF;
+constexpr size_t kLftBlock = wire::lft_block_size;
+
+// Sends SMP Sets and Gets along DR paths and turns failures into problems
+// named by GUID and port, so one bad node never stops the sweep.
+class SmpIssuer {
+ public:
+  SmpIssuer(MadDispatcher& d, std::vector<std::string>& problems, LogSink& log)
+      : d_(d), problems_(problems), log_(log) {}
+
+  using OnData = std::function<void(std::span<const uint8_t>)>;
+
+  template <typename Attr>
+  void set(const DrPath& path, uint16_t attr_id, uint32_t mod, const Attr& value, std::string what, OnData ok = {}) {
+    std::array<uint8_t, wire::smp_data_size> payload{};
+    wire::encode(value, payload);
+    send(wire::method::set, path, attr_id, mod, payload, std::move(what), std::move(ok));
+  }
+  void get(const DrPath& path, uint16_t attr_id, uint32_t mod, std::string what, OnData ok) {
+    send(wire::method::get, path, attr_id, mod, {}, std::move(what), std::move(ok));
+  }
+  void run() { d_.run_until_idle(); }
+
+ private:
+  void send(uint8_t method, const DrPath& path, uint16_t attr_id, uint32_t mod, std::span<const uint8_t> payload,
+            std::string what, OnData ok) {
+    MadPacket p;
+    p.data = wire::build_dr_smp(method, attr_id, mod, 0, path, payload);
+    d_.submit(p, [this, what = std::move(what), ok = std::move(ok), path](Result<MadPacket> r) {
+      if (!r.ok()) return fail(what, path, r.status().message());
+      auto smp = wire::parse_smp(r->data);
+      if (!smp.ok()) return fail(what, path, "unreadable response: " + smp.status().message());
+      if (smp->status() != 0) return fail(what, path, fmt::format("status 0x{:04x}", smp->status()));
+      if (ok) ok(smp->data());
+    });
+  }
+  void fail(const std::string& what, const DrPath& path, const std::string& why) {
+    std::string line = fmt::format("{} (dr path {}): {}", what, path, why);
+    log(log_, LogLevel::error, Subsystem::sweep, "{}", line);
+    problems_.push_back(std::move(line));
+  }
+
+  MadDispatcher& d_;
+  std::vector<std::string>& problems_;
+  LogSink& log_;
+};
+
+std::string port_name(const Node& n, uint8_t port) {
+  return fmt::format("{} {} port {}", n.is_switch() ? "switch" : "ca", n.node_guid, port);
+}
+
+class HeavySweep {
+ public:
+  HeavySweep(MadDispatcher& d, const Clock& clock, SweepState& state, const SweepConfig& config, LogSink& log)
+      : d_(d), clock_(clock), state_(state), config_(config), log_(log), smp_(d, report_.problems, log) {}
+
+  Result<SweepReport> run() {
+    phase("discover", [&] { discover(); });
+    if (!report_.discovery.local_node.valid()) return unavailable_error("the local port did not answer NodeInfo");
+
+    Status lids;
+    phase("assign lids", [&] { lids = assign(); });
+    IBSM_RETURN_IF_ERROR(lids);
+
+    Status routed;
+    phase("route", [&] { routed = route(); });
+    IBSM_RETURN_IF_ERROR(routed);
+
+    phase("program switches", [&] { program_switches(); });
+    phase("program ports", [&] { program_ports(); });
+    phase("arm ports", [&] { change_states(PortState::init, PortState::armed); });
+    phase("activate ports", [&] { change_states(PortState::armed, PortState::active); });
+
+    report_.subnet_up = report_.problems.empty() || only_discovery_problems();
+    ++state_.heavy_sweeps;
+    return std::move(report_);
+  }
+
+ private:
+  template <typename Fn>
+  void phase(const char* name, Fn&& fn) {
+    Micros t0 = clock_.now();
+    uint64_t sent0 = d_.stats().sent;
+    fn();
+    PhaseReport p{name, clock_.now() - t0, d_.stats().sent - sent0};
+    log(log_, LogLevel::info, Subsystem::sweep, "phase {}: {:.3f} ms, {} mads", p.name, p.elapsed / 1000.0, p.mads);
+    report_.phases.push_back(std::move(p));
+  }
+
+  bool only_discovery_problems() const { return report_.problems.size() == discovery_problems_; }
+
+  void discover() {
+    DiscoveryOptions o;
+    o.query_switch_info = true;
+    o.keep_port_info = true;
+    report_.discovery = discover_fabric(d_, o, log_);
+    for (const auto& p : report_.discovery.problems)
+      report_.problems.push_back(fmt::format("dr path {}: {}", p.path, p.what));
+    discovery_problems_ = report_.problems.size();
+  }
+
+  const Fabric& found() const { return report_.discovery.fabric; }
+  const wire::PortInfo& current(NodeIndex n, uint8_t port) const { return report_.discovery.port_info[n.value][port]; }
+  bool was_read(NodeIndex n, uint8_t port) const { return current(n, port).port_state != PortState::no_change; }
+
+  Status assign() {
+    LidOptions o = config_.lids;
+    const Fabric& f = found();
+    const Node& local = f.node(report_.discovery.local_node);
+    o.sm_port_guid = local.is_switch() ? local.port(0).guid : local.port(report_.discovery.local_port).guid;
+    auto a = assign_lids(f, o, &state_.guid2lid);
+    if (!a.ok()) return a.status();
+    for (const auto& w : a->warnings) log(log_, LogLevel::warn, Subsystem::sweep, "{}", w);
+    for (const auto& c : a->changes) log(log_, LogLevel::info, Subsystem::sweep, "{}", describe(c));
+    report_.configured = f;
+    IBSM_RETURN_IF_ERROR(apply_lids(*a, report_.configured));
+    const AssignedLid* sm = a->find(o.sm_port_guid);
+    if (!sm) return internal_error(fmt::format("the sm port {} got no lid", o.sm_port_guid));
+    report_.sm_lid = sm->base;
+    state_.guid2lid = a->guid2lid;
+    report_.lids = std::move(*a);
+    return {};
+  }
+
+  Status route() {
+    auto routes = config_.route(report_.configured);
+    if (!routes.ok()) return routes.status();
+    report_.routes = std::move(*routes);
+    return {};
+  }
+
+  // SwitchInfo (LinearFDBTop, LifeTimeValue, clearing PortStateChange) and
+  // the LFT blocks that differ from what the switch holds.
+  void program_switches() {
+    const Fabric& f = found();
+    for (uint32_t i = 0; i < f.node_count(); ++i) {
+      NodeIndex n{i};
+      const Node& node = f.node(n);
+      if (!node.is_switch()) continue;
+      const DrPath& path = report_.discovery.paths[i];
+      const wire::SwitchInfo& si = report_.discovery.switch_info[i];
+      const std::vector<uint8_t>& lft = report_.routes.lfts[i];
+      uint16_t top = lft.empty() ? 0 : static_cast<uint16_t>(lft.size() - 1);
+      if (top > si.linear_fdb_cap && si.linear_fdb_cap != 0) {
+        report_.problems.push_back(fmt::format("switch {}: {} lids exceed its linear fdb cap {}", node.node_guid,
+                                               top + 1, si.linear_fdb_cap));
+        continue;
+      }
+      wire::SwitchInfo want = si;
+      want.linear_fdb_top = top;
+      want.life_time_value = config_.switch_life_time;
+      want.port_state_change = si.port_state_change;  // writing 1 clears it (IBA 14.2.5.4)
+      if (want.linear_fdb_top != si.linear_fdb_top || want.life_time_value != si.life_time_value ||
+          si.port_state_change) {
+        ++report_.switch_info_sets;
+        smp_.set(path, wire::smp_attr::switch_info, 0, want, fmt::format("SwitchInfo set on switch {}", node.node_guid));
+      }
+
+      // What the switch holds: our memory of it, if the switch still is as we left it.
+      SwitchMemory& mem = state_.switches[node.node_guid];
+      bool trusted = !mem.lft.empty() && mem.lid == node.port(0).base_lid && mem.lid.value != 0 &&
+                     mem.linear_fdb_top == si.linear_fdb_top;
+      size_t blocks = lft.empty() ? 0 : (lft.size() + kLftBlock - 1) / kLftBlock;
+      for (size_t b = 0; b < blocks; ++b) {
+        wire::LinearForwardingTable block;
+        block.ports.fill(kNoRoute);
+        bool same = trusted;
+        for (size_t k = 0; k < kLftBlock; ++k) {
+          size_t lid = b * kLftBlock + k;
+          if (lid < lft.size()) block.ports[k] = lft[lid];
+          uint8_t held = lid < mem.lft.size() ? mem.lft[lid] : kNoRoute;
+          if (held != block.ports[k]) same = false;
+        }
+        if (same) continue;
+        ++report_.lft_blocks_sent;
+        smp_.set(path, wire::smp_attr::linear_forwarding_table, static_cast<uint32_t>(b), block,
+                 fmt::format("LFT block {} set on switch {}", b, node.node_guid));
+      }
+      mem.lid = report_.configured.node(n).port(0).base_lid;
+      mem.linear_fdb_top = top;
+      mem.lft = lft;
+    }
+    smp_.run();
+  }
+
+  std::optional<PeerCaps> peer_of(NodeIndex n, uint8_t port) const {
+    const Port& p = found().node(n).port(port);
+    if (!p.connected() || !was_read(p.remote_node, p.remote_port)) return std::nullopt;
+    const wire::PortInfo& r = current(p.remote_node, p.remote_port);
+    return PeerCaps{r.mtu_cap, r.vl_cap};
+  }
+
+  // PortInfo (LID, LMC, SM LID, prefix, MTU, VLs) where it differs, and the
+  // default partition on CA ports.
+  void program_ports() {
+    SubnetSettings subnet = config_.subnet;
+    subnet.sm_lid = report_.sm_lid;
+    const Fabric& f = found();
+    configured_info_ = report_.discovery.port_info;
+    for (uint32_t i = 0; i < f.node_count(); ++i) {
+      NodeIndex n{i};
+      const Node& node = f.node(n);
+      const DrPath& path = report_.discovery.paths[i];
+      for (uint8_t p = 0; p <= node.num_ports; ++p) {
+        if (!was_read(n, p)) continue;
+        bool external = node.is_switch() && p != 0;
+        if (p != 0 && !node.port(p).connected()) continue;
+        if (!node.is_switch() && p == 0) continue;
+        const Port& target = report_.configured.node(n).port(p);
+        auto update = port_info_update(current(n, p), subnet, PortAddress{target.base_lid, target.lmc},
+                                       p == 0 ? std::nullopt : peer_of(n, p), external);
+        if (update) {
+          ++report_.port_info_sets;
+          configured_info_[i][p] = *update;
+          smp_.set(path, wire::smp_attr::port_info, p, *update, fmt::format("PortInfo set on {}", port_name(node, p)),
+                   [this, i, p](std::span<const uint8_t> data) {
+                     auto pi = wire::decode_port_info(data);
+                     if (pi.ok()) configured_info_[i][p].port_state = pi->port_state;
+                   });
+        }
+        if (!node.is_switch()) ensure_default_pkey(node, path, p);
+      }
+    }
+    smp_.run();
+  }
+
+  void ensure_default_pkey(const Node& node, const DrPath& path, uint8_t port) {
+    Guid guid = node.port(port).guid;
+    auto known = state_.default_pkey_ok.find(guid);
+    if (known != state_.default_pkey_ok.end() && known->second) return;
+    std::string what = fmt::format("P_Key table of {}", port_name(node, port));
+    smp_.get(path, wire::smp_attr::p_key_table, port, what + " get", [this, guid, path, port, what](std::span<const uint8_t> data) {
+      auto t = wire::decode_p_key_table(data);
+      if (!t.ok()) return;
+      if (t->p_keys[0] == wire::default_p_key) {
+        state_.default_pkey_ok[guid] = true;
+        return;
+      }
+      // Index 0 holds the default partition, full member (IBA 10.9.1.2).
+      wire::PKeyTable want = *t;
+      want.p_keys[0] = wire::default_p_key;
+      ++report_.pkey_sets;
+      smp_.set(path, wire::smp_attr::p_key_table, port, want, what + " set",
+               [this, guid](std::span<const uint8_t>) { state_.default_pkey_ok[guid] = true; });
+    });
+  }
+
+  // Moves every cabled port (and switch port 0) that is in `from` to `to`.
+  void change_states(PortState from, PortState to) {
+    const Fabric& f = found();
+    for (uint32_t i = 0; i < f.node_count(); ++i) {
+      const Node& node = f.node(NodeIndex{i});
+      const DrPath& path = report_.discovery.paths[i];
+      for (uint8_t p = 0; p <= node.num_ports; ++p) {
+        if (configured_info_[i].size() <= p) continue;
+        wire::PortInfo& pi = configured_info_[i][p];
+        if (pi.port_state != from) continue;
+        if (p == 0 ? !node.is_switch() : !node.port(p).connected()) continue;
+        (to == PortState::armed ? report_.ports_armed : report_.ports_activated)++;
+        smp_.set(path, wire::smp_attr::port_info, p, port_state_change(pi, to),
+                 fmt::format("PortInfo {} on {}", port_state_name(to), port_name(node, p)),
+                 [this, i, p, to, &node](std::span<const uint8_t> data) {
+                   auto r = wire::decode_port_info(data);
+                   if (!r.ok()) return;
+                   configured_info_[i][p].port_state = r->port_state;
+                   report_.configured.node(NodeIndex{i}).port(p).state = r->port_state;
+                   if (r->port_state != to)
+                     report_.problems.push_back(fmt::format("{}: asked for {}, port is {}", port_name(node, p),
+                                                            port_state_name(to), port_state_name(r->port_state)));
+                 });
+      }
+    }
+    smp_.run();
+  }
+
+  MadDispatcher& d_;
+  const Clock& clock_;
+  SweepState& state_;
+  const SweepConfig& config_;
+  LogSink& log_;
+  SweepReport report_;
+  SmpIssuer smp_;
+  size_t discovery_problems_ = 0;
+  // PortInfo as configured (what we wrote), by node and port: the base of the
+  // state-change Sets, which must write every configured field back unchanged.
+  std::vector<std::vector<wire::PortInfo>> configured_info_;
+};
+
+}  // namespace
+
+uint64_t SweepReport::total_mads() const {
+  uint64_t n = 0;
+  for (const auto& p : phases) n += p.mads;
+  return n;
+}
+
+Result<SweepReport> heavy_sweep(MadDispatcher& dispatcher, const Clock& clock, SweepState& state,
+                                const SweepConfig& config, LogSink& log) {
+  if (!config.route) return invalid_argument_error("no routing function configured");
+  HeavySweep sweep(dispatcher, clock, state, config, log);
+  return sweep.run();
+}
+
+}  // namespace ibsm

@@ -1,0 +1,67 @@
+// The heavy sweep: discover, assign LIDs, route, program switches, program
+// ports, activate — phases with barriers (each phase's MADs are all answered
+// before the next starts). It sends only what differs from what the fabric
+// holds, so a resweep of an unchanged, configured fabric sends no Set at all.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mad/base/clock.h"
+#include "mad/base/log.h"
+#include "mad/dispatcher.h"
+#include "sm/discovery/discovery.h"
+#include "sm/sweep/lid_assignment.h"
+#include "sm/sweep/port_settings.h"
+#include "sm/sweep/sweep_state.h"
+
+namespace ibsm {
+
+// What a routing engine (chain) hands the sweep: per switch (by NodeIndex) its
+// LFT indexed by LID (0xFF: no entry); empty for CAs.
+struct SweepRoutes {
+  std::vector<std::vector<uint8_t>> lfts;
+  std::string engine;  // the engine actually used
+};
+using RouteFunction = std::function<Result<SweepRoutes>(const Fabric& snapshot)>;
+
+struct SweepConfig {
+  LidOptions lids;
+  SubnetSettings subnet;       // sm_lid is filled in by the sweep
+  uint8_t switch_life_time = 0x12;  // SwitchInfo:LifeTimeValue (OpenSM's packet_life_time)
+  RouteFunction route;         // required
+};
+
+struct PhaseReport {
+  std::string name;
+  Micros elapsed = 0;
+  uint64_t mads = 0;
+};
+
+struct SweepReport {
+  bool subnet_up = false;
+  std::vector<PhaseReport> phases;
+  DiscoveryResult discovery;   // the fabric as found
+  Fabric configured;           // the fabric with its new LIDs and port states
+  LidAssignment lids;
+  SweepRoutes routes;
+  Lid sm_lid;
+  uint64_t lft_blocks_sent = 0;
+  uint64_t port_info_sets = 0;
+  uint64_t switch_info_sets = 0;
+  uint64_t pkey_sets = 0;
+  uint64_t ports_armed = 0;
+  uint64_t ports_activated = 0;
+  std::vector<std::string> problems;  // by GUID and port; the rest is still configured
+  uint64_t total_mads() const;
+};
+
+// Runs one heavy sweep to completion. Fails only when nothing can be done
+// (the local port does not answer, the LIDs do not fit, no engine routes);
+// problems with single nodes or ports are in the report.
+Result<SweepReport> heavy_sweep(MadDispatcher& dispatcher, const Clock& clock, SweepState& state,
+                                const SweepConfig& config, LogSink& log);
+
+}  // namespace ibsm

@@ -1,0 +1,61 @@
+#include "sm/sweep/port_settings.h"
+
+#include <algorithm>
+
+namespace ibsm {
+namespace {
+
+// Clears the fields whose zero means "no change" on a Set, so writing back a
+// PortInfo we read changes only what we mean to.
+void leave_link_alone(wire::PortInfo& p) {
+  p.link_width_enabled = 0;
+  p.link_speed_enabled = 0;
+  p.link_speed_ext_enabled = 0;
+  p.link_speed_ext_enabled2 = 0;
+  p.port_state = PortState::no_change;
+  p.port_phys_state = PhysState::no_change;
+  p.link_down_default_state = 0;
+}
+
+}  // namespace
+
+std::optional<wire::PortInfo> port_info_update(const wire::PortInfo& current, const SubnetSettings& subnet,
+                                               const PortAddress& address, std::optional<PeerCaps> peer,
+                                               bool is_switch_external) {
+  wire::PortInfo want = current;
+  if (!is_switch_external) {
+    want.lid = address.base_lid;
+    want.lmc = address.lmc;
+    want.master_sm_lid = subnet.sm_lid;
+    want.master_sm_sl = subnet.sm_sl;
+    want.gid_prefix = subnet.subnet_prefix;
+    want.subnet_timeout = subnet.subnet_timeout;
+  } else {
+    want.hoq_life = subnet.head_of_queue_life;
+    want.vl_stall_count = subnet.vl_stall_count;
+  }
+  if (peer) {
+    // Both ends must agree on what neither exceeds (IBA 7.6.1, 7.9.1).
+    uint8_t mtu = std::min({current.mtu_cap, peer->mtu_cap, subnet.max_neighbor_mtu});
+    uint8_t vls = std::min({current.vl_cap, peer->vl_cap, subnet.max_op_vls});
+    if (mtu) want.neighbor_mtu = mtu;
+    if (vls) want.operational_vls = vls;
+  }
+  bool same = want.lid == current.lid && want.lmc == current.lmc && want.master_sm_lid == current.master_sm_lid &&
+              want.master_sm_sl == current.master_sm_sl && want.gid_prefix == current.gid_prefix &&
+              want.subnet_timeout == current.subnet_timeout && want.hoq_life == current.hoq_life &&
+              want.vl_stall_count == current.vl_stall_count && want.neighbor_mtu == current.neighbor_mtu &&
+              want.operational_vls == current.operational_vls;
+  if (same) return std::nullopt;
+  leave_link_alone(want);
+  return want;
+}
+
+wire::PortInfo port_state_change(const wire::PortInfo& configured, PortState state) {
+  wire::PortInfo p = configured;
+  leave_link_alone(p);
+  p.port_state = state;
+  return p;
+}
+
+}  // namespace ibsm

@@ -1,0 +1,51 @@
+// What the SM writes into each port's PortInfo (IBA 14.2.5.6) during a sweep,
+// computed from what the port holds now, so that a Set is sent only when
+// something differs. Pure functions: the sweep decides when to send.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "mad/base/types.h"
+#include "mad/wire/port_info.h"
+
+namespace ibsm {
+
+// Subnet-wide settings every port gets (OpenSM's defaults where it has one).
+struct SubnetSettings {
+  uint64_t subnet_prefix = 0xfe80000000000000ULL;
+  Lid sm_lid;
+  uint8_t sm_sl = 0;
+  uint8_t subnet_timeout = 18;     // 4.096 us * 2^18 ~ 1 s (OpenSM's subnet_timeout)
+  uint8_t max_op_vls = 5;          // OpenSM's max_op_vls: VL0-14 where both ends can
+  uint8_t max_neighbor_mtu = 5;    // 4096 bytes; the ends' common cap decides
+  uint8_t head_of_queue_life = 0x12;  // switch external ports (OpenSM's head_of_queue_lifetime)
+  uint8_t vl_stall_count = 7;         // switch external ports
+};
+
+// The addressing a port should end up with.
+struct PortAddress {
+  Lid base_lid;
+  uint8_t lmc = 0;
+};
+
+// What the peer at the other end of the cable can do (unset: no peer).
+struct PeerCaps {
+  uint8_t mtu_cap = 0;
+  uint8_t vl_cap = 0;
+};
+
+// The PortInfo to Set so `current` ends up configured for the subnet, or
+// nullopt when it already is. `is_switch_port0` for a switch's management port,
+// `is_switch_external` for its ports 1..N (which carry no LID of their own).
+// Every field a Set may leave alone is set to its "no change" code (link
+// width/speed enables, port state, physical state, link-down default).
+std::optional<wire::PortInfo> port_info_update(const wire::PortInfo& current, const SubnetSettings& subnet,
+                                               const PortAddress& address, std::optional<PeerCaps> peer,
+                                               bool is_switch_external);
+
+// A PortInfo Set that moves the port to `state` (ARMED or ACTIVE) and changes
+// nothing else: the configured values of `configured` written back unchanged.
+wire::PortInfo port_state_change(const wire::PortInfo& configured, PortState state);
+
+}  // namespace ibsm

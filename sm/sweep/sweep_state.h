@@ -1,0 +1,30 @@
+// What the SM remembers between sweeps (and, through the edge's cache files,
+// between runs): the GUID-to-LID map and what each switch's forwarding table
+// holds, so a resweep of an unchanged fabric rewrites nothing.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "mad/base/types.h"
+#include "sm/sweep/guid2lid.h"
+
+namespace ibsm {
+
+// What we last wrote to (or read from) one switch.
+struct SwitchMemory {
+  Lid lid;                    // its LID when the table was written
+  uint16_t linear_fdb_top = 0;
+  std::vector<uint8_t> lft;   // by LID, 0xFF for no entry
+};
+
+struct SweepState {
+  Guid2Lid guid2lid;
+  std::unordered_map<Guid, SwitchMemory> switches;  // by node GUID
+  // CA ports known to hold the default partition at P_Key index 0.
+  std::unordered_map<Guid, bool> default_pkey_ok;   // by port GUID
+  uint64_t heavy_sweeps = 0;
+};
+
+}  // namespace ibsm

@@ -1,0 +1,15 @@
+// Writes the OpenSM-format dump files of a sweep (opensm-subnet.lst,
+// opensm.fdbs, opensm.mcfdbs, opensm-lfts.dump) into a folder, so ibdmchk and
+// the `file` routing engine can read what ibsm configured.
+#pragma once
+
+#include <string>
+
+#include "mad/base/status.h"
+#include "sm/sweep/heavy_sweep.h"
+
+namespace ibsm::tools {
+
+Status write_sm_dumps(const std::string& dir, const SweepReport& report);
+
+}  // namespace ibsm::tools
