@@ -28,7 +28,9 @@ echo "=== ibsm run -o on $(basename "$netfile") (ibsim, through libibumad)"
 LD_PRELOAD=$umad2sim "$top/build/bin/ibsm" run -o --cache-dir "$work/cache" -f "$work/ibsm.log"
 echo
 echo "=== the fabric as ibnetdiscover sees it now"
-LD_PRELOAD=$umad2sim ibnetdiscover 2>/dev/null | grep -E '^(Switch|Ca)|^\[' | head -40
+LD_PRELOAD=$umad2sim ibnetdiscover > "$work/ibnetdiscover.out" 2>/dev/null
+grep -E '^(Switch|Ca)|^\[' "$work/ibnetdiscover.out" | head -40 || true
 echo "..."
 echo
-echo "=== port states (iblinkinfo): $(LD_PRELOAD=$umad2sim iblinkinfo 2>/dev/null | grep -c Active) links Active"
+LD_PRELOAD=$umad2sim iblinkinfo > "$work/iblinkinfo.out" 2>/dev/null
+echo "=== iblinkinfo: $(grep -c 'Active/  LinkUp' "$work/iblinkinfo.out") port lines Active/LinkUp, $(grep -c 'Down/' "$work/iblinkinfo.out") down"
