@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "sm/config/sm_config.h"
 #include "sm/state/sm_agent.h"
 #include "sm/sweep/heavy_sweep.h"
+#include "sm/sweep/light_sweep.h"
 #include "sm/sweep/routing_step.h"
 #include "tools/args.h"
 #include "tools/command.h"
@@ -145,9 +147,11 @@ void print_summary(const SweepReport& r, Micros elapsed) {
   std::fflush(stdout);
 }
 
-// One heavy sweep with its logging, cache and dumps. Returns subnet up.
+// One heavy sweep with its logging, cache and dumps. Returns subnet up; the
+// report stays in `last` for the light sweeps that follow.
 bool sweep_once(MadDispatcher& d, const Clock& clock, SweepState& state, const SmConfig& config, LogSink& log,
-                SmAgent& agent, bool print) {
+                SmAgent& agent, bool print, std::optional<SweepReport>& last) {
+  last.reset();
   SweepConfig sc = sweep_config(config);
   auto route = make_route_function(config.routing_engine, log);
   if (!route.ok()) {
@@ -179,7 +183,9 @@ bool sweep_once(MadDispatcher& d, const Clock& clock, SweepState& state, const S
     if (!dumped.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", dumped.message());
   }
   if (print) print_summary(*report, elapsed);
-  return report->subnet_up;
+  bool up = report->subnet_up;
+  last = std::move(*report);
+  return up;
 }
 
 }  // namespace
@@ -269,7 +275,9 @@ int cmd_run(int argc, char** argv) {
     MadDispatcher d(port, sim.clock(), dispatcher_options(config), log);
     SmAgent agent(d, {port.local_port().port_guid, config.sm_key, config.sm_priority}, log);
     bool up = false;
-    for (int64_t i = 0; i < (sweeps ? *sweeps : 1); ++i) up = sweep_once(d, sim.clock(), state, config, log, agent, true);
+    std::optional<SweepReport> last;
+    for (int64_t i = 0; i < (sweeps ? *sweeps : 1); ++i)
+      up = sweep_once(d, sim.clock(), state, config, log, agent, true, last);
     return up ? 0 : 1;
   }
 
@@ -286,20 +294,32 @@ int cmd_run(int argc, char** argv) {
   MadDispatcher d(**transport, clock, dispatcher_options(config), log);
   SmAgent agent(d, {(*transport)->local_port().port_guid, config.sm_key, config.sm_priority}, log);
   install_signals();
-  bool up = sweep_once(d, clock, state, config, log, agent, once);
+  std::optional<SweepReport> last;
+  bool up = sweep_once(d, clock, state, config, log, agent, once, last);
   if (once) return up ? 0 : 1;
 
-  // The daemon: answer requests between sweeps; sweep when it is time, on a
-  // trap, or on SIGHUP; stop on SIGTERM.
+  // The daemon: answer requests between sweeps; every sweep_interval a light
+  // sweep, and a heavy one when it finds a change, on a trap, or on SIGHUP;
+  // stop on SIGTERM.
   Micros next_sweep = clock.now() + Micros{config.sweep_interval} * 1'000'000;
   while (!g_stop) {
     d.poll();
     // A subnet that did not come up is retried every second, whatever the interval.
     bool due = (config.sweep_interval > 0 || !up) && clock.now() >= next_sweep;
-    if (g_resweep || agent.take_sweep_request() || due) {
+    bool heavy = g_resweep || agent.take_sweep_request();
+    if (!heavy && due) {
+      if (up && last) {
+        LightSweepResult light = light_sweep(d, *last, log);
+        heavy = light.changed;
+        if (!heavy) next_sweep = clock.now() + Micros{config.sweep_interval} * 1'000'000;
+      } else {
+        heavy = true;
+      }
+    }
+    if (heavy) {
       if (g_resweep) ibsm::log(log, LogLevel::info, Subsystem::tools, "SIGHUP: heavy sweep");
       g_resweep = 0;
-      up = sweep_once(d, clock, state, config, log, agent, false);
+      up = sweep_once(d, clock, state, config, log, agent, false, last);
       Micros interval = up && config.sweep_interval > 0 ? Micros{config.sweep_interval} * 1'000'000 : 1'000'000;
       next_sweep = clock.now() + interval;
       continue;

@@ -31,6 +31,12 @@ struct SimOptions {
   // TrapRepress, as ibsim does.
   bool send_traps = true;
 
+  // An SMA need not keep every PortInfo field an SM writes: ibsim 0.10 keeps
+  // neither SubnetTimeout nor GidPrefix nor NeighborMTU (they read back as
+  // they were). Clear this to reproduce that; the SM must then not rewrite
+  // them on every sweep.
+  bool sma_keeps_all_port_fields = true;
+
   // The kernel's MAD layer hands a request back with a timeout status when no
   // response came within its response_timeout_ms. ibsim (umad2sim) never does;
   // set this to exercise the dispatcher's handling of it: a request the fabric

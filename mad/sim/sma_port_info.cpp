@@ -155,8 +155,9 @@ uint16_t set_port_info(SimState& s, uint32_t node, uint8_t port, std::span<const
   p.m_key = in.m_key;
   p.m_key_protect_bits = in.m_key_protect_bits;
   p.m_key_lease_period = in.m_key_lease_period;
-  p.gid_prefix = in.gid_prefix;
-  if (in.neighbor_mtu != 0) p.neighbor_mtu = in.neighbor_mtu;
+  const bool keep_all = s.options().sma_keeps_all_port_fields;
+  if (keep_all) p.gid_prefix = in.gid_prefix;
+  if (keep_all && in.neighbor_mtu != 0) p.neighbor_mtu = in.neighbor_mtu;
   if (in.operational_vls != 0) p.operational_vls = in.operational_vls;
   if (in.link_down_default_state != 0) p.link_down_default_state = in.link_down_default_state;
   p.width_enabled = width;
@@ -164,7 +165,7 @@ uint16_t set_port_info(SimState& s, uint32_t node, uint8_t port, std::span<const
   p.hoq_life = in.hoq_life;
   p.vl_high_limit = in.vl_high_limit;
   p.vl_stall_count = in.vl_stall_count;
-  p.subnet_timeout = in.subnet_timeout;
+  if (keep_all) p.subnet_timeout = in.subnet_timeout;
   p.set(port_flag::client_reregister, in.client_reregister);
   p.set(port_flag::partition_enforcement_inbound, in.partition_enforcement_inbound);
   p.set(port_flag::partition_enforcement_outbound, in.partition_enforcement_outbound);

@@ -221,19 +221,32 @@ class HeavySweep {
         const Port& target = report_.configured.node(n).port(p);
         auto update = port_info_update(current(n, p), subnet, PortAddress{target.base_lid, target.lmc},
                                        p == 0 ? std::nullopt : peer_of(n, p), external);
+        if (update && !worth_setting(node.node_guid, p, current(n, p), *update)) update.reset();
         if (update) {
           ++report_.port_info_sets;
           configured_info_[i][p] = *update;
           smp_.set(path, wire::smp_attr::port_info, p, *update, fmt::format("PortInfo set on {}", port_name(node, p)),
-                   [this, i, p](std::span<const uint8_t> data) {
+                   [this, i, p, guid = node.node_guid, asked = managed_fields(*update)](std::span<const uint8_t> data) {
                      auto pi = wire::decode_port_info(data);
-                     if (pi.ok()) configured_info_[i][p].port_state = pi->port_state;
+                     if (!pi.ok()) return;
+                     configured_info_[i][p].port_state = pi->port_state;
+                     state_.ports[guid][p] = PortMemory{asked, managed_fields(*pi)};
                    });
         }
         if (!node.is_switch()) ensure_default_pkey(node, path, p);
       }
     }
     smp_.run();
+  }
+
+  // False when the port holds exactly what it held after we last asked for
+  // the same fields: it keeps only what it can, and asking again changes nothing.
+  bool worth_setting(Guid node_guid, uint8_t port, const wire::PortInfo& now, const wire::PortInfo& want) const {
+    auto node = state_.ports.find(node_guid);
+    if (node == state_.ports.end()) return true;
+    auto mem = node->second.find(port);
+    if (mem == node->second.end()) return true;
+    return !(mem->second.asked == managed_fields(want) && mem->second.held == managed_fields(now));
   }
 
   void ensure_default_pkey(const Node& node, const DrPath& path, uint8_t port) {

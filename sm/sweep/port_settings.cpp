@@ -19,6 +19,12 @@ void leave_link_alone(wire::PortInfo& p) {
 
 }  // namespace
 
+ManagedPortFields managed_fields(const wire::PortInfo& p) {
+  return ManagedPortFields{p.lid.value,       p.lmc,           p.master_sm_lid.value, p.master_sm_sl,
+                           p.gid_prefix,      p.subnet_timeout, p.hoq_life,          p.vl_stall_count,
+                           p.neighbor_mtu,    p.operational_vls};
+}
+
 std::optional<wire::PortInfo> port_info_update(const wire::PortInfo& current, const SubnetSettings& subnet,
                                                const PortAddress& address, std::optional<PeerCaps> peer,
                                                bool is_switch_external) {
@@ -41,12 +47,7 @@ std::optional<wire::PortInfo> port_info_update(const wire::PortInfo& current, co
     if (mtu) want.neighbor_mtu = mtu;
     if (vls) want.operational_vls = vls;
   }
-  bool same = want.lid == current.lid && want.lmc == current.lmc && want.master_sm_lid == current.master_sm_lid &&
-              want.master_sm_sl == current.master_sm_sl && want.gid_prefix == current.gid_prefix &&
-              want.subnet_timeout == current.subnet_timeout && want.hoq_life == current.hoq_life &&
-              want.vl_stall_count == current.vl_stall_count && want.neighbor_mtu == current.neighbor_mtu &&
-              want.operational_vls == current.operational_vls;
-  if (same) return std::nullopt;
+  if (managed_fields(want) == managed_fields(current)) return std::nullopt;
   leave_link_alone(want);
   return want;
 }

@@ -35,6 +35,26 @@ struct PeerCaps {
   uint8_t vl_cap = 0;
 };
 
+// The PortInfo fields the SM manages (the ones port_info_update compares).
+// Not every SMA keeps all of them (ibsim forgets SubnetTimeout, the GID
+// prefix and NeighborMTU), so the sweep remembers, per port, what it asked
+// for and what the port then held, and does not ask again for what the port
+// evidently will not keep.
+struct ManagedPortFields {
+  uint16_t lid = 0;
+  uint8_t lmc = 0;
+  uint16_t master_sm_lid = 0;
+  uint8_t master_sm_sl = 0;
+  uint64_t gid_prefix = 0;
+  uint8_t subnet_timeout = 0;
+  uint8_t hoq_life = 0;
+  uint8_t vl_stall_count = 0;
+  uint8_t neighbor_mtu = 0;
+  uint8_t operational_vls = 0;
+  bool operator==(const ManagedPortFields&) const = default;
+};
+ManagedPortFields managed_fields(const wire::PortInfo& info);
+
 // The PortInfo to Set so `current` ends up configured for the subnet, or
 // nullopt when it already is. `is_switch_port0` for a switch's management port,
 // `is_switch_external` for its ports 1..N (which carry no LID of their own).

@@ -9,6 +9,7 @@
 
 #include "mad/base/types.h"
 #include "sm/sweep/guid2lid.h"
+#include "sm/sweep/port_settings.h"
 
 namespace ibsm {
 
@@ -19,11 +20,22 @@ struct SwitchMemory {
   std::vector<uint8_t> lft;   // by LID, 0xFF for no entry
 };
 
+// What we last asked one port to hold and what it held after the Set. When
+// the port still holds `held` and we would ask for `asked` again, the Set
+// would change nothing: the port keeps only what it can (IBA 14.2.5.6 lets an
+// SMA ignore what it does not implement).
+struct PortMemory {
+  ManagedPortFields asked;
+  ManagedPortFields held;
+};
+
 struct SweepState {
   Guid2Lid guid2lid;
   std::unordered_map<Guid, SwitchMemory> switches;  // by node GUID
   // CA ports known to hold the default partition at P_Key index 0.
   std::unordered_map<Guid, bool> default_pkey_ok;   // by port GUID
+  // By node GUID, then port number (a switch's ports share one GUID).
+  std::unordered_map<Guid, std::unordered_map<uint8_t, PortMemory>> ports;
   uint64_t heavy_sweeps = 0;
 };
 

@@ -17,6 +17,9 @@ namespace {
 constexpr const char* kGuid2Lid = "guid2lid";
 // One line per switch: "0x<guid> <lid> <top> <hex bytes of the LFT>".
 constexpr const char* kSwitchTables = "ibsm-switch-tables";
+// One line per port: "0x<node guid> <port> <asked> <held>", each of the last
+// two the managed PortInfo fields as comma-separated hex (see PortMemory).
+constexpr const char* kPortSettings = "ibsm-port-settings";
 
 Status write_atomically(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::path tmp = path;
@@ -70,28 +73,80 @@ void parse_switch_tables(const std::string& text, const std::string& source, Swe
   }
 }
 
+std::string format_fields(const ManagedPortFields& f) {
+  return fmt::format("{:x},{:x},{:x},{:x},{:x},{:x},{:x},{:x},{:x},{:x}", f.lid, f.lmc, f.master_sm_lid, f.master_sm_sl,
+                     f.gid_prefix, f.subnet_timeout, f.hoq_life, f.vl_stall_count, f.neighbor_mtu, f.operational_vls);
+}
+
+bool parse_fields(const std::string& text, ManagedPortFields& f) {
+  unsigned lid, lmc, sm_lid, sm_sl, timeout, hoq, stall, mtu, vls;
+  uint64_t prefix;
+  int used = 0;
+  if (std::sscanf(text.c_str(), "%x,%x,%x,%x,%" SCNx64 ",%x,%x,%x,%x,%x%n", &lid, &lmc, &sm_lid, &sm_sl, &prefix,
+                  &timeout, &hoq, &stall, &mtu, &vls, &used) != 10 ||
+      static_cast<size_t>(used) != text.size())
+    return false;
+  if (lid > 0xFFFF || sm_lid > 0xFFFF || lmc > 7 || sm_sl > 15 || timeout > 31 || hoq > 31 || stall > 7 || mtu > 15 ||
+      vls > 15)
+    return false;
+  f = ManagedPortFields{static_cast<uint16_t>(lid),    static_cast<uint8_t>(lmc),     static_cast<uint16_t>(sm_lid),
+                        static_cast<uint8_t>(sm_sl),   prefix,                        static_cast<uint8_t>(timeout),
+                        static_cast<uint8_t>(hoq),     static_cast<uint8_t>(stall),   static_cast<uint8_t>(mtu),
+                        static_cast<uint8_t>(vls)};
+  return true;
+}
+
+void parse_port_settings(const std::string& text, const std::string& source, SweepState& state,
+                         std::vector<std::string>& warnings) {
+  std::istringstream in(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string guid, asked, held;
+    unsigned port = 0;
+    uint64_t g = 0;
+    PortMemory m;
+    if (!(fields >> guid >> port >> asked >> held) || port > 254 ||
+        std::sscanf(guid.c_str(), "%" SCNx64, &g) != 1 || !parse_fields(asked, m.asked) ||
+        !parse_fields(held, m.held)) {
+      warnings.push_back(fmt::format("{}:{}: malformed port settings line, ignored", source, number));
+      continue;
+    }
+    state.ports[Guid{g}][static_cast<uint8_t>(port)] = m;
+  }
+}
+
+// Reads `name` in `base` if it exists and hands its text to `parse`.
+template <typename Parse>
+Status load_if_present(const std::filesystem::path& base, const char* name, Parse&& parse) {
+  std::error_code ec;
+  if (!std::filesystem::exists(base / name, ec)) return {};
+  auto text = read_text_file((base / name).string());
+  if (!text.ok()) return text.status();
+  parse(*text, (base / name).string());
+  return {};
+}
+
 }  // namespace
 
 Status load_sm_cache(const std::string& dir, SweepState& state, std::vector<std::string>& warnings) {
   std::filesystem::path base(dir);
-  std::error_code ec;
-  if (std::filesystem::exists(base / kGuid2Lid, ec)) {
-    auto text = read_text_file((base / kGuid2Lid).string());
-    if (!text.ok()) return text.status();
-    std::istringstream in(*text);
-    auto parsed = parse_guid2lid(in, (base / kGuid2Lid).string());
-    if (!parsed.ok()) {
-      warnings.push_back(parsed.status().message());
-    } else {
-      state.guid2lid = parsed->entries;
-      for (auto& w : parsed->warnings) warnings.push_back(std::move(w));
-    }
-  }
-  if (std::filesystem::exists(base / kSwitchTables, ec)) {
-    auto text = read_text_file((base / kSwitchTables).string());
-    if (!text.ok()) return text.status();
-    parse_switch_tables(*text, (base / kSwitchTables).string(), state, warnings);
-  }
+  IBSM_RETURN_IF_ERROR(load_if_present(base, kGuid2Lid, [&](const std::string& text, const std::string& source) {
+    std::istringstream in(text);
+    auto parsed = parse_guid2lid(in, source);
+    if (!parsed.ok()) return warnings.push_back(parsed.status().message());
+    state.guid2lid = parsed->entries;
+    for (auto& w : parsed->warnings) warnings.push_back(std::move(w));
+  }));
+  IBSM_RETURN_IF_ERROR(load_if_present(base, kSwitchTables, [&](const std::string& text, const std::string& source) {
+    parse_switch_tables(text, source, state, warnings);
+  }));
+  IBSM_RETURN_IF_ERROR(load_if_present(base, kPortSettings, [&](const std::string& text, const std::string& source) {
+    parse_port_settings(text, source, state, warnings);
+  }));
   return {};
 }
 
@@ -111,7 +166,13 @@ Status save_sm_cache(const std::string& dir, const SweepState& state) {
     for (uint8_t b : m.lft) tables += fmt::format("{:02x}", b);
     tables += '\n';
   }
-  return write_atomically(base / kSwitchTables, tables);
+  IBSM_RETURN_IF_ERROR(write_atomically(base / kSwitchTables, tables));
+
+  std::string ports = "# ibsm: PortInfo fields asked of each port and what it then held (guid port asked held)\n";
+  for (const auto& [guid, by_port] : state.ports)
+    for (const auto& [port, m] : by_port)
+      ports += fmt::format("0x{:016x} {} {} {}\n", guid.value, port, format_fields(m.asked), format_fields(m.held));
+  return write_atomically(base / kPortSettings, ports);
 }
 
 }  // namespace ibsm

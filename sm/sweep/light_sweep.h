@@ -1,0 +1,27 @@
+// The light sweep: the daemon's periodic "did anything change?" check, far
+// cheaper than a heavy sweep. One SwitchInfo Get per switch tells whether any
+// of its ports changed state since the SM last cleared PortStateChange (IBA
+// 14.2.5.4); switches that no longer answer, and the SM's own port, are
+// checked too. It sends no Set: when something changed, the caller runs a
+// heavy sweep, which clears PortStateChange again.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "mad/base/log.h"
+#include "mad/dispatcher.h"
+#include "sm/sweep/heavy_sweep.h"
+
+namespace ibsm {
+
+struct LightSweepResult {
+  bool changed = false;
+  std::string reason;  // the first change found, for the log
+  uint64_t mads = 0;
+};
+
+// Checks the fabric as the previous heavy sweep `last` left it.
+LightSweepResult light_sweep(MadDispatcher& dispatcher, const SweepReport& last, LogSink& log = null_log_sink());
+
+}  // namespace ibsm

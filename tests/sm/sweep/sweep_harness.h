@@ -1,0 +1,102 @@
+// Runs the SM's sweeps against a SimFabric, and reads back what the switches
+// and ports then hold, for the sweep tests.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "mad/sim/sim_fabric.h"
+#include "routing/trace.h"
+#include "sm/sweep/heavy_sweep.h"
+#include "sm/sweep/light_sweep.h"
+#include "sm/sweep/routing_step.h"
+
+namespace ibsm::test {
+
+inline Fabric must(Result<Fabric> f) {
+  REQUIRE(f.ok());
+  return std::move(*f);
+}
+
+// The SM at the first CA's port 1 (or at `at`), min-hop unless told otherwise.
+class SweepHarness {
+ public:
+  explicit SweepHarness(Fabric topology, SimOptions options = {}, std::optional<PortRef> at = std::nullopt)
+      : sim_(std::move(topology), options) {
+    PortRef where = at ? *at : first_ca_port(sim_.topology());
+    SimPort& port = sim_.attach(where.node, where.port);
+    port.set_is_sm(true);
+    dispatcher_ = std::make_unique<MadDispatcher>(port, sim_.clock());
+    config_.route = route_function("minhop");
+  }
+
+  static PortRef first_ca_port(const Fabric& f) {
+    for (uint32_t i = 0; i < f.node_count(); ++i)
+      if (!f.node(NodeIndex{i}).is_switch()) return PortRef{NodeIndex{i}, 1};
+    FAIL("no ca to run the sm on");
+    return {};
+  }
+
+  static RouteFunction route_function(const std::string& chain) {
+    auto r = make_route_function(chain, null_log_sink());
+    REQUIRE(r.ok());
+    return std::move(*r);
+  }
+
+  SweepReport heavy() {
+    auto r = heavy_sweep(*dispatcher_, sim_.clock(), state_, config_, null_log_sink());
+    INFO((r.ok() ? std::string() : r.status().message()));
+    REQUIRE(r.ok());
+    return std::move(*r);
+  }
+  LightSweepResult light(const SweepReport& last) { return light_sweep(*dispatcher_, last, null_log_sink()); }
+
+  // What every switch's LFT holds now, by NodeIndex, up to `top`.
+  std::vector<std::vector<uint8_t>> held_lfts(uint16_t top) const {
+    const Fabric& f = sim_.topology();
+    std::vector<std::vector<uint8_t>> lfts(f.node_count());
+    for (uint32_t i = 0; i < f.node_count(); ++i) {
+      if (!f.node(NodeIndex{i}).is_switch()) continue;
+      for (uint32_t lid = 0; lid <= top; ++lid) lfts[i].push_back(sim_.state().lft_port(i, static_cast<uint16_t>(lid)));
+    }
+    return lfts;
+  }
+
+  // The cabled topology with the LIDs and states the SMAs hold now.
+  Fabric as_held() const {
+    Fabric f = sim_.topology();
+    for (uint32_t i = 0; i < f.node_count(); ++i) {
+      Node& n = f.node(NodeIndex{i});
+      for (uint8_t p = n.is_switch() ? 0 : 1; p <= n.num_ports; ++p) {
+        const auto& rec = sim_.state().port(i, p);
+        if (p != 0) n.port(p).state = rec.state;
+        if (n.is_switch() && p != 0) continue;  // switch ports 1..N carry no LID
+        n.port(p).base_lid = Lid{rec.lid};
+        n.port(p).lmc = rec.lmc;
+      }
+    }
+    return f;
+  }
+
+  // Every CA-to-CA pair (all LIDs) traced through what the switches hold.
+  routing::CheckSummary check_held(uint16_t top) const {
+    Fabric f = as_held();
+    auto lfts = held_lfts(top);
+    return routing::check_all_pairs(f, lfts);
+  }
+
+  SimFabric& sim() { return sim_; }
+  SweepState& state() { return state_; }
+  SweepConfig& config() { return config_; }
+  MadDispatcher& dispatcher() { return *dispatcher_; }
+
+ private:
+  SimFabric sim_;
+  std::unique_ptr<MadDispatcher> dispatcher_;
+  SweepState state_;
+  SweepConfig config_;
+};
+
+}  // namespace ibsm::test
