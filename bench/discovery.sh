@@ -3,7 +3,7 @@
 #  1. SimFabric: `ibsm discover --sim` on generated fat trees from 1k to 48k
 #     endpoints: wall time, SMPs sent, peak RSS (/usr/bin/time -v).
 #  2. ibsim: `ibsm discover` beside `ibnetdiscover` on the same fabrics:
-#     wall-time ratio and SMP counts (counted by bench/umad_count.c around umad_send).
+#     wall-time ratio and SMP counts (counted by tools/umad_count/umad_count.c around umad_send).
 # Usage: bench/discovery.sh [--quick] [--no-ibsim]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +16,7 @@ done
 [[ -x $ibsm ]] || { echo "build ibsm first (cmake --build build)" >&2; exit 1; }
 work=$(mktemp -d /tmp/ibsm-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-cc -shared -fPIC -O2 -o "$work/umad_count.so" "$top/bench/umad_count.c" -ldl
+cc -shared -fPIC -O2 -o "$work/umad_count.so" "$top/tools/umad_count/umad_count.c" -ldl -lpthread
 
 # name | ibsm topo arguments
 fabrics=(

@@ -195,6 +195,28 @@ class HeavySweep {
     smp_.run();
   }
 
+  // The DR path of the SMPs that configure port `port` of node `n`. A CA's
+  // SMA answers for the port an SMP came in on and takes PortInfo and P_Key
+  // Sets only there (IBA 14.2.5.6, 14.2.5.7), so a CA port is reached over
+  // its own cable: from the switch at its other end, or as the SM's own port.
+  // nullopt: the port cannot be reached through itself (a CA port cabled to
+  // a CA other than the SM's).
+  std::optional<DrPath> path_into(NodeIndex n, uint8_t port) const {
+    const Fabric& f = found();
+    const DrPath& node_path = report_.discovery.paths[n.value];
+    if (f.node(n).is_switch()) return node_path;
+    if (n == report_.discovery.local_node && port == report_.discovery.local_port) return node_path;
+    const Port& p = f.node(n).port(port);
+    if (!p.connected()) return std::nullopt;
+    const Node& remote = f.node(p.remote_node);
+    bool via_remote = remote.is_switch() || (p.remote_node == report_.discovery.local_node &&
+                                             p.remote_port == report_.discovery.local_port);
+    if (!via_remote) return std::nullopt;
+    const DrPath& remote_path = report_.discovery.paths[p.remote_node.value];
+    if (remote_path.full()) return std::nullopt;
+    return remote_path.extended(p.remote_port);
+  }
+
   std::optional<PeerCaps> peer_of(NodeIndex n, uint8_t port) const {
     const Port& p = found().node(n).port(port);
     if (!p.connected() || !was_read(p.remote_node, p.remote_port)) return std::nullopt;
@@ -212,12 +234,17 @@ class HeavySweep {
     for (uint32_t i = 0; i < f.node_count(); ++i) {
       NodeIndex n{i};
       const Node& node = f.node(n);
-      const DrPath& path = report_.discovery.paths[i];
       for (uint8_t p = 0; p <= node.num_ports; ++p) {
         if (!was_read(n, p)) continue;
         bool external = node.is_switch() && p != 0;
         if (p != 0 && !node.port(p).connected()) continue;
         if (!node.is_switch() && p == 0) continue;
+        std::optional<DrPath> reach = path_into(n, p);
+        if (!reach) {
+          report_.problems.push_back(fmt::format("{}: no directed route enters through it", port_name(node, p)));
+          continue;
+        }
+        const DrPath& path = *reach;
         const Port& target = report_.configured.node(n).port(p);
         auto update = port_info_update(current(n, p), subnet, PortAddress{target.base_lid, target.lmc},
                                        p == 0 ? std::nullopt : peer_of(n, p), external);
@@ -254,7 +281,9 @@ class HeavySweep {
     auto known = state_.default_pkey_ok.find(guid);
     if (known != state_.default_pkey_ok.end() && known->second) return;
     std::string what = fmt::format("P_Key table of {}", port_name(node, port));
-    smp_.get(path, wire::smp_attr::p_key_table, port, what + " get", [this, guid, path, port, what](std::span<const uint8_t> data) {
+    // A CA's modifier is the block number alone (the port is the one the SMP
+    // enters, IBA 14.2.5.7): block 0 holds index 0.
+    smp_.get(path, wire::smp_attr::p_key_table, 0, what + " get", [this, guid, path, what](std::span<const uint8_t> data) {
       auto t = wire::decode_p_key_table(data);
       if (!t.ok()) return;
       if (t->p_keys[0] == wire::default_p_key) {
@@ -265,7 +294,7 @@ class HeavySweep {
       wire::PKeyTable want = *t;
       want.p_keys[0] = wire::default_p_key;
       ++report_.pkey_sets;
-      smp_.set(path, wire::smp_attr::p_key_table, port, want, what + " set",
+      smp_.set(path, wire::smp_attr::p_key_table, 0, want, what + " set",
                [this, guid](std::span<const uint8_t>) { state_.default_pkey_ok[guid] = true; });
     });
   }
@@ -275,14 +304,15 @@ class HeavySweep {
     const Fabric& f = found();
     for (uint32_t i = 0; i < f.node_count(); ++i) {
       const Node& node = f.node(NodeIndex{i});
-      const DrPath& path = report_.discovery.paths[i];
       for (uint8_t p = 0; p <= node.num_ports; ++p) {
         if (configured_info_[i].size() <= p) continue;
         wire::PortInfo& pi = configured_info_[i][p];
         if (pi.port_state != from) continue;
         if (p == 0 ? !node.is_switch() : !node.port(p).connected()) continue;
+        std::optional<DrPath> path = path_into(NodeIndex{i}, p);
+        if (!path) continue;  // reported when its PortInfo was programmed
         (to == PortState::armed ? report_.ports_armed : report_.ports_activated)++;
-        smp_.set(path, wire::smp_attr::port_info, p, port_state_change(pi, to),
+        smp_.set(*path, wire::smp_attr::port_info, p, port_state_change(pi, to),
                  fmt::format("PortInfo {} on {}", port_state_name(to), port_name(node, p)),
                  [this, i, p, to, &node](std::span<const uint8_t> data) {
                    auto r = wire::decode_port_info(data);

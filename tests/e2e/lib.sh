@@ -4,7 +4,8 @@
 #   ibsim_cmd 'Unlink "sw"[3]'   send a console command
 #   client CMD ARGS...      run a umad client (diag tool, opensm, ibsm) on the simulator
 #   fail MESSAGE            print and exit 1
-# Environment: IBSM (path of the ibsm binary), IBSM_TOOLS_DIR (test helper binaries).
+# Environment: IBSM (path of the ibsm binary), IBSM_TOOLS_DIR (test helper binaries),
+# UMAD_COUNT (umad_count.so, the MAD counter).
 set -euo pipefail
 
 UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}

@@ -7,6 +7,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
+#include "sm/fabric/netfile_reader.h"
 #include "sm/topogen/fail_links.h"
 #include "sm/topogen/generators.h"
 #include "tests/sm/sweep/sweep_harness.h"
@@ -198,4 +201,57 @@ TEST_CASE("a cable pulled before the sweep: both ends stay down, the rest comes 
   INFO(check.to_string());
   CHECK(check.all_delivered());
   CHECK(h.sim().port_state(PortRef{spine, 1}) == PortState::down);
+}
+
+TEST_CASE("every CA port gets the default partition at P_Key index 0", "[sweep][heavy][pkey]") {
+  SweepHarness h(must(topogen::leaf_spine({.leaves = 2, .spines = 1, .hosts_per_leaf = 2})));
+  SweepReport r = h.heavy();
+  REQUIRE(r.subnet_up);
+  const Fabric& f = h.sim().topology();
+  for (uint32_t i = 0; i < f.node_count(); ++i) {
+    if (f.node(NodeIndex{i}).is_switch()) continue;
+    auto table = h.sim().state().p_key_table(i, 1);
+    REQUIRE(table.size() >= 2);
+    CHECK(table[0] == 0xFF);
+    CHECK(table[1] == 0xFF);
+  }
+}
+
+TEST_CASE("two-port CAs: each port is configured through its own cable", "[sweep][heavy][ca]") {
+  // Host a's ports go to different switches; host b uses only its port 2;
+  // the SM runs on a's port 1 and must reach a's port 2 through sw2.
+  std::istringstream net(R"(
+Switch 4 "sw1"
+[1] "a"[1]
+[2] "b"[2]
+[3] "sw2"[3]
+
+Switch 4 "sw2"
+[1] "a"[2]
+[2] "c"[1]
+[3] "sw1"[3]
+
+Hca 2 "a"
+[1] "sw1"[1]
+[2] "sw2"[1]
+
+Hca 2 "b"
+[2] "sw1"[2]
+
+Hca 1 "c"
+[1] "sw2"[2]
+)");
+  auto topo = read_netfile(net, "two-port.net");
+  REQUIRE(topo.ok());
+  SweepHarness h(*topo, {}, PortRef{*topo->find_by_name("a"), 1});
+  SweepReport r = h.heavy();
+  require_brought_up(h, r);
+  // Port 2 of a and of b: neither is the port the node was discovered through.
+  for (const char* name : {"a", "b"}) {
+    INFO(name);
+    CHECK(h.sim().state().p_key_table(topo->find_by_name(name)->value, 2)[0] == 0xFF);
+  }
+  SweepReport again = h.heavy();
+  CHECK(again.port_info_sets == 0);
+  CHECK(again.pkey_sets == 0);
 }

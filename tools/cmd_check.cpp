@@ -1,0 +1,178 @@
+// ibsm check: judges forwarding tables against a topology. Reads a topology
+// (an ibsim netfile or ibnetdiscover output, whose LIDs it takes) and LFTs
+// (dump_lfts/ibroute output or OpenSM's opensm-lfts.dump), traces every
+// CA-to-CA pair hop by hop through the tables, and reports what is delivered,
+// unreachable or looping, hop counts and routes per switch-to-switch link.
+// Exit status 1 when a pair is not delivered.
+#include <cstdio>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "routing/trace.h"
+#include "sm/dump/lft_dump.h"
+#include "tools/args.h"
+#include "tools/command.h"
+#include "tools/os/files.h"
+
+namespace ibsm::tools {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: ibsm check --topology FILE --lfts FILE [--stride N] [--trace SLID:DLID]...\n"
+    "\n"
+    "Traces every CA-to-CA pair (every LID of every port) through the switches'\n"
+    "forwarding tables and reports delivered, unreachable and looping pairs, hop\n"
+    "counts and routes per switch-to-switch link. Exit status 1 when a pair is\n"
+    "not delivered.\n"
+    "\n"
+    "  --topology FILE   ibsim netfile or ibnetdiscover output (LIDs are taken from it)\n"
+    "  --lfts FILE       dump_lfts / ibroute output, or OpenSM's opensm-lfts.dump\n"
+    "  --stride N        trace from every N-th source port only (big fabrics)\n"
+    "  --trace S:D       also print the switches a packet from LID S to LID D crosses,\n"
+    "                    one line each: node GUID, in-port, out-port\n";
+
+// Every port that should own LIDs has some, and no LID has two owners.
+// Returns the problems found, readable.
+std::vector<std::string> lid_problems(const Fabric& f) {
+  std::vector<std::string> problems;
+  std::unordered_map<uint16_t, PortRef> owner;
+  for (uint32_t i = 0; i < f.node_count(); ++i) {
+    const Node& n = f.node(NodeIndex{i});
+    for (uint8_t p = n.is_switch() ? 0 : 1; p <= (n.is_switch() ? 0 : n.num_ports); ++p) {
+      const Port& port = n.port(p);
+      if (!n.is_switch() && !port.connected()) continue;
+      if (port.base_lid.value == 0) {
+        problems.push_back(fmt::format("{} port {} ('{}') has no lid", n.node_guid, p, n.name));
+        continue;
+      }
+      for (uint32_t k = 0; k < (1u << port.lmc); ++k) {
+        uint16_t lid = static_cast<uint16_t>(port.base_lid.value + k);
+        auto [it, fresh] = owner.emplace(lid, PortRef{NodeIndex{i}, p});
+        if (!fresh)
+          problems.push_back(fmt::format("lid {} is held by {} port {} and {} port {}", lid, n.node_guid, p,
+                                         f.node(it->second.node).node_guid, it->second.port));
+      }
+    }
+  }
+  return problems;
+}
+
+// "3:17" -> (3, 17).
+std::optional<std::pair<Lid, Lid>> parse_lid_pair(const std::string& text) {
+  unsigned a = 0, b = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%u:%u%c", &a, &b, &tail) != 2 || a == 0 || b == 0 || a > 0xBFFF || b > 0xBFFF)
+    return std::nullopt;
+  return std::pair{Lid{static_cast<uint16_t>(a)}, Lid{static_cast<uint16_t>(b)}};
+}
+
+}  // namespace
+
+int cmd_check(int argc, char** argv) {
+  Args args(argc, argv);
+  if (args.flag("--help", "-h")) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  auto topology = args.value("--topology", "-t");
+  auto lfts_file = args.value("--lfts");
+  auto stride = args.integer("--stride", 1, 1 << 20);
+  std::vector<std::pair<Lid, Lid>> traces;
+  while (auto t = args.value("--trace")) {
+    auto pair = parse_lid_pair(*t);
+    if (pair) traces.push_back(*pair);
+    else std::fprintf(stderr, "ibsm check: --trace %s: expected SLID:DLID (unicast lids)\n", t->c_str());
+    if (!pair) return 2;
+  }
+  std::vector<std::string> errors = args.errors();
+  for (const auto& r : args.positionals()) errors.push_back("unexpected argument '" + r + "'");
+  if (!topology) errors.push_back("--topology is required");
+  if (!lfts_file) errors.push_back("--lfts is required");
+  if (!errors.empty()) {
+    for (const auto& e : errors) std::fprintf(stderr, "ibsm check: %s\n", e.c_str());
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+
+  auto fabric = load_netfile(*topology);
+  if (!fabric.ok()) {
+    std::fprintf(stderr, "ibsm check: %s\n", fabric.status().message().c_str());
+    return 1;
+  }
+  auto text = read_text_file(*lfts_file);
+  if (!text.ok()) {
+    std::fprintf(stderr, "ibsm check: %s\n", text.status().message().c_str());
+    return 1;
+  }
+  std::istringstream in(*text);
+  auto dump = parse_lft_dump(in, *lfts_file);
+  if (!dump.ok()) {
+    std::fprintf(stderr, "ibsm check: %s\n", dump.status().message().c_str());
+    return 1;
+  }
+
+  // The tables by NodeIndex; a switch the dump does not list forwards nothing.
+  std::vector<std::vector<uint8_t>> lfts(fabric->node_count());
+  size_t missing = 0;
+  for (uint32_t i = 0; i < fabric->node_count(); ++i) {
+    const Node& n = fabric->node(NodeIndex{i});
+    if (!n.is_switch()) continue;
+    if (const LftDumpSwitch* sw = dump->find(n.node_guid)) {
+      lfts[i] = sw->table();
+    } else {
+      ++missing;
+      std::fprintf(stderr, "ibsm check: switch %s ('%s') has no table in %s\n",
+                   fmt::format("{}", n.node_guid).c_str(), n.name.c_str(), lfts_file->c_str());
+    }
+  }
+  for (const auto& sw : dump->switches)
+    if (!fabric->find_by_node_guid(sw.node_guid))
+      std::fprintf(stderr, "ibsm check: %s:%zu: switch %s is not in %s\n", lfts_file->c_str(), sw.line,
+                   fmt::format("{}", sw.node_guid).c_str(), topology->c_str());
+
+  std::vector<std::string> bad_lids = lid_problems(*fabric);
+
+  for (const auto& [slid, dlid] : traces) {
+    routing::RouteTracer tracer(*fabric, lfts);
+    std::optional<PortRef> source;
+    for (uint32_t i = 0; i < fabric->node_count() && !source; ++i) {
+      const Node& n = fabric->node(NodeIndex{i});
+      for (uint8_t p = n.is_switch() ? 0 : 1; p <= (n.is_switch() ? 0 : n.num_ports); ++p)
+        if (n.port(p).base_lid.value != 0 && slid.value >= n.port(p).base_lid.value &&
+            slid.value < n.port(p).base_lid.value + (1u << n.port(p).lmc))
+          source = PortRef{NodeIndex{i}, p};
+    }
+    if (!source) {
+      std::fprintf(stderr, "ibsm check: --trace: no port has lid %u\n", slid.value);
+      return 1;
+    }
+    routing::Trace t = tracer.trace(*source, dlid);
+    std::printf("trace %u -> %u: %s%s%s\n", slid.value, dlid.value, routing::trace_outcome_name(t.outcome),
+                t.reason.empty() ? "" : ": ", t.reason.c_str());
+    for (const auto& hop : t.hops)
+      std::printf("  %s in %u out %u\n", fmt::format("{}", fabric->node(hop.node).node_guid).c_str(), hop.in_port,
+                  hop.out_port);
+  }
+
+  routing::CheckOptions options;
+  if (stride) options.source_stride = static_cast<uint32_t>(*stride);
+  routing::CheckSummary s = routing::check_all_pairs(*fabric, lfts, options);
+  std::printf("%zu switches (%zu without a table), %zu CAs\n", fabric->switch_count(), missing, fabric->ca_count());
+  std::printf("%s\n", s.to_string().c_str());
+  for (const auto& p : s.problems) std::printf("  %s\n", p.c_str());
+  if (bad_lids.empty()) {
+    std::printf("lids: every port has its own\n");
+  } else {
+    std::printf("lids: %zu problems\n", bad_lids.size());
+    for (size_t i = 0; i < bad_lids.size() && i < 10; ++i) std::printf("  %s\n", bad_lids[i].c_str());
+  }
+  return s.all_delivered() && s.pairs > 0 && bad_lids.empty() ? 0 : 1;
+}
+
+}  // namespace ibsm::tools
