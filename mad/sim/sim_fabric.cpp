@@ -306,6 +306,15 @@ void SimFabric::send_traps() {
   }
 }
 
+Status SimFabric::set_port_lid(PortRef port, Lid lid) {
+  if (port.node.value >= state_.node_count()) return invalid_argument_error("set_port_lid: no such node");
+  const Node& n = state_.topo_node(port.node.value);
+  if (port.port > n.num_ports || (n.is_switch() ? port.port != 0 : port.port == 0))
+    return invalid_argument_error(fmt::format("set_port_lid: port {} of {} carries no lid", port.port, n.name));
+  state_.port(port.node.value, port.port).lid = lid.value;
+  return {};
+}
+
 void SimFabric::set_drop_rate(NodeIndex node, double fraction, uint64_t seed) {
   faults_.set_drop_rate(node.value, fraction, seed);
 }

@@ -67,6 +67,10 @@ class SimFabric {
   void set_drop_rate_all(double fraction, uint64_t seed);
   void set_drop_attribute(NodeIndex node, uint16_t attr_id, bool drop = true);
   void set_unresponsive(NodeIndex node, bool unresponsive = true);
+  // Changes a port's LID behind the SM's back, as ibsim's Baselid does (a
+  // switch's LID lives in its port 0). Fails for a port that does not exist
+  // or a switch port other than 0.
+  Status set_port_lid(PortRef port, Lid lid);
   void clear_faults() { faults_.clear(); }
 
   const SimCounters& counters() const { return counters_; }

@@ -53,30 +53,34 @@ class LightSweep {
       if (!si.ok()) return changed(what + ": unreadable SwitchInfo");
       if (si->port_state_change) changed(what + ": a port changed state");
     });
+    check_port(node, path, 0);
   }
 
-  // A switch reports its own ports' changes; what no switch sees is the SM's
-  // own port and, on a fabric without switches, the CA ports themselves.
+  // A switch reports its own ports' state changes, but nothing reports a LID
+  // changed behind the SM's back, nor a CA port's state on a fabric without
+  // switches: every LID-owning port is read once.
   void check_endpoint_ports() {
     const Fabric& f = last_.configured;
-    bool any_switch = f.switch_count() > 0;
     for (uint32_t i = 0; i < f.node_count(); ++i) {
-      NodeIndex n{i};
-      const Node& node = f.node(n);
+      const Node& node = f.node(NodeIndex{i});
       if (node.is_switch()) continue;
-      if (any_switch && n != last_.discovery.local_node) continue;
-      for (uint8_t p = 1; p <= node.num_ports; ++p) {
-        if (any_switch && p != last_.discovery.local_port) continue;
-        PortState was = node.port(p).state;
-        std::string what = fmt::format("ca {} port {}", node.node_guid, p);
-        get(last_.discovery.paths[i], wire::smp_attr::port_info, p, what, [this, what, was](std::span<const uint8_t> data) {
-          auto pi = wire::decode_port_info(data);
-          if (!pi.ok()) return changed(what + ": unreadable PortInfo");
-          if (pi->port_state != was)
-            changed(fmt::format("{}: {} (was {})", what, port_state_name(pi->port_state), port_state_name(was)));
-        });
-      }
+      for (uint8_t p = 1; p <= node.num_ports; ++p)
+        if (node.port(p).connected()) check_port(node, last_.discovery.paths[i], p);
     }
+  }
+
+  void check_port(const Node& node, const DrPath& path, uint8_t p) {
+    const Port& want = node.port(p);
+    std::string what = node.is_switch() ? fmt::format("switch {}", node.node_guid)
+                                        : fmt::format("ca {} port {}", node.node_guid, p);
+    get(path, wire::smp_attr::port_info, p, what, [this, what, want, p](std::span<const uint8_t> data) {
+      auto pi = wire::decode_port_info(data);
+      if (!pi.ok()) return changed(what + ": unreadable PortInfo");
+      if (pi->lid != want.base_lid || pi->lmc != want.lmc)
+        return changed(fmt::format("{}: lid {} lmc {} (was {} lmc {})", what, pi->lid, pi->lmc, want.base_lid, want.lmc));
+      if (p != 0 && pi->port_state != want.state)
+        changed(fmt::format("{}: {} (was {})", what, port_state_name(pi->port_state), port_state_name(want.state)));
+    });
   }
 
   MadDispatcher& d_;

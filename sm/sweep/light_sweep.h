@@ -1,8 +1,10 @@
 // The light sweep: the daemon's periodic "did anything change?" check, far
 // cheaper than a heavy sweep. One SwitchInfo Get per switch tells whether any
 // of its ports changed state since the SM last cleared PortStateChange (IBA
-// 14.2.5.4); switches that no longer answer, and the SM's own port, are
-// checked too. It sends no Set: when something changed, the caller runs a
+// 14.2.5.4); one PortInfo Get per LID-owning port (a switch's port 0, every
+// cabled CA port) finds a LID changed behind the SM's back and the state of
+// CA ports no switch watches (back to back). A node that no longer answers is
+// a change too. It sends no Set: when something changed, the caller runs a
 // heavy sweep, which clears PortStateChange again.
 #pragma once
 

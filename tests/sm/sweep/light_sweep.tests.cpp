@@ -1,7 +1,7 @@
 // The light sweep over SimFabric: after a heavy sweep it finds nothing, with
-// one SMP per switch (and the SM's own port); a pulled cable, a switch gone
-// silent or a changed CA port is found; after the next heavy sweep the fabric
-// is quiet again.
+// two Gets per switch and one per CA port; a pulled cable, a switch gone
+// silent, a LID changed behind the SM's back or a changed CA port is found;
+// after the next heavy sweep the fabric is quiet again.
 #include "sm/sweep/light_sweep.h"
 
 #include <catch2/catch.hpp>
@@ -32,7 +32,7 @@ TEST_CASE("a light sweep of a quiet fabric finds nothing and sends only Gets", "
   LightSweepResult l = h.light(r);
   INFO(l.reason);
   CHECK_FALSE(l.changed);
-  CHECK(l.mads == topo.switch_count() + 1);
+  CHECK(l.mads == 2 * topo.switch_count() + topo.ca_count());
   CHECK(sets_received(h.sim().counters()) == sets_before);
 }
 
@@ -81,4 +81,22 @@ TEST_CASE("back to back: the light sweep watches the CA ports themselves", "[swe
   CHECK(quiet.mads == 2);
   REQUIRE(h.sim().set_link(PortRef{NodeIndex{1}, 1}, false).ok());
   CHECK(h.light(r).changed);
+}
+
+TEST_CASE("a light sweep finds a lid changed behind the SM's back", "[sweep][light]") {
+  Fabric topo = must(topogen::leaf_spine({.leaves = 2, .spines = 1, .hosts_per_leaf = 2}));
+  SweepHarness h(topo);
+  SweepReport r = h.heavy();
+  REQUIRE(r.subnet_up);
+  uint32_t host = topo.find_by_name("host-3")->value;
+  REQUIRE(h.sim().set_port_lid(PortRef{NodeIndex{host}, 1}, Lid{200}).ok());
+  LightSweepResult l = h.light(r);
+  CHECK(l.changed);
+  CHECK(l.reason.find("lid 200") != std::string::npos);
+  r = h.heavy();
+  REQUIRE(r.subnet_up);
+  CHECK_FALSE(h.light(r).changed);
+  auto check = h.check_held(r.lids.top.value);
+  INFO(check.to_string());
+  CHECK(check.all_delivered());
 }
