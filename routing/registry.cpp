@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "routing/chain.h"
+#include "routing/ftree.h"
 #include "routing/minhop.h"
 
 namespace ibsm::routing {
@@ -41,6 +42,7 @@ std::vector<std::string> EngineRegistry::names() const {
 
 Status register_builtin_engines(EngineRegistry& registry) {
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kMinHopName), [] { return std::make_unique<MinHopEngine>(); }));
+  IBSM_RETURN_IF_ERROR(registry.add(std::string(kFatTreeName), [] { return std::make_unique<FatTreeEngine>(); }));
   return {};
 }
 
