@@ -3,7 +3,8 @@
 // a shortest path it takes the one carrying the fewest routes so far (ties:
 // the lowest port), so load spreads evenly over parallel paths. A route
 // counts on a port when some endpoint's packets for the LID take it; see
-// minhop.cpp for why that matters on fat trees. The 2^LMC LIDs of one port
+// balanced_routes.cpp (the port choice min-hop shares with up*/down*) for
+// why that matters on fat trees. The 2^LMC LIDs of one port
 // prefer different next switches, then different ports, so their paths are
 // as disjoint as the topology allows.
 //

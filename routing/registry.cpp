@@ -7,6 +7,7 @@
 #include "routing/chain.h"
 #include "routing/ftree.h"
 #include "routing/minhop.h"
+#include "routing/updn.h"
 
 namespace ibsm::routing {
 
@@ -42,6 +43,8 @@ std::vector<std::string> EngineRegistry::names() const {
 
 Status register_builtin_engines(EngineRegistry& registry) {
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kMinHopName), [] { return std::make_unique<MinHopEngine>(); }));
+  IBSM_RETURN_IF_ERROR(registry.add(std::string(kUpDnName), [] { return std::make_unique<UpDnEngine>(); }));
+  IBSM_RETURN_IF_ERROR(registry.add(std::string(kDnUpName), [] { return std::make_unique<DnUpEngine>(); }));
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kFatTreeName), [] { return std::make_unique<FatTreeEngine>(); }));
   return {};
 }

@@ -24,11 +24,7 @@ void transpose64(uint64_t rows[64]) {
 
 }  // namespace
 
-ShortestPathBatch::ShortestPathBatch(const RoutingGraph& graph)
-    : graph_(graph), switches_(graph.switch_count()) {
-  frontier_.resize(switches_);
-  next_.resize(switches_);
-  visited_.resize(switches_);
+PathBatch::PathBatch(const RoutingGraph& graph) : graph_(graph), switches_(graph.switch_count()) {
   on_path_.resize(graph.edge_count());
   word_begin_.resize(size_t{switches_} + 1);
   for (SwitchId sw = 0; sw < switches_; ++sw) {
@@ -41,10 +37,56 @@ ShortestPathBatch::ShortestPathBatch(const RoutingGraph& graph)
   order_count_.resize(kWidth);
 }
 
-void ShortestPathBatch::search(SwitchId first, uint32_t count) {
+void PathBatch::start(SwitchId first, uint32_t count) {
   assert(count >= 1 && count <= kWidth && first + count <= switches_);
   first_ = first;
   count_ = count;
+}
+
+void PathBatch::finish() {
+  // Per switch, its edges' destination masks, 64 edges at a time, turned
+  // into per-destination edge masks by transposing the bit matrix.
+  uint64_t block[64];
+  for (SwitchId sw = 0; sw < switches_; ++sw) {
+    const uint32_t begin = graph_.edge_begin(sw), end = graph_.edge_begin(sw + 1);
+    for (uint32_t w = 0; begin + w * 64 < end; ++w) {
+      const uint32_t base = begin + w * 64;
+      const uint32_t edges = std::min<uint32_t>(64, end - base);
+      std::copy_n(&on_path_[base], edges, block);
+      std::fill(block + edges, block + 64, 0);
+      transpose64(block);
+      for (uint32_t j = 0; j < count_; ++j) masks_[size_t{j} * mask_words_ + word_begin_[sw] + w] = block[j];
+    }
+  }
+
+  // Farthest first, for each destination.
+  std::fill(order_count_.begin(), order_count_.end(), 0);
+  for (uint32_t l = max_level_; l >= 1; --l) {
+    const uint64_t* level = &levels_[size_t{l} * switches_];
+    for (SwitchId sw = 0; sw < switches_; ++sw) {
+      for (uint64_t m = level[sw]; m != 0; m &= m - 1) {
+        const unsigned j = static_cast<unsigned>(std::countr_zero(m));
+        order_[size_t{j} * switches_ + order_count_[j]++] = sw;
+      }
+    }
+  }
+}
+
+uint32_t PathBatch::distance(uint32_t j, SwitchId sw) const {
+  for (uint32_t l = 0; l <= max_level_; ++l) {
+    if ((levels_[size_t{l} * switches_ + sw] >> j) & 1) return l;
+  }
+  return kUnreachable;
+}
+
+ShortestPathBatch::ShortestPathBatch(const RoutingGraph& graph) : PathBatch(graph) {
+  frontier_.resize(switches_);
+  next_.resize(switches_);
+  visited_.resize(switches_);
+}
+
+void ShortestPathBatch::search(SwitchId first, uint32_t count) {
+  start(first, count);
 
   // Level by level: a switch joins level l + 1 for the destinations that a
   // neighbour reached at level l and it has not reached yet.
@@ -83,40 +125,7 @@ void ShortestPathBatch::search(SwitchId first, uint32_t count) {
       on_path_[e] = toward;
     }
   }
-
-  // Per switch, its edges' destination masks, 64 edges at a time, turned
-  // into per-destination edge masks by transposing the bit matrix.
-  uint64_t block[64];
-  for (SwitchId sw = 0; sw < switches_; ++sw) {
-    const uint32_t begin = graph_.edge_begin(sw), end = graph_.edge_begin(sw + 1);
-    for (uint32_t w = 0; begin + w * 64 < end; ++w) {
-      const uint32_t base = begin + w * 64;
-      const uint32_t edges = std::min<uint32_t>(64, end - base);
-      std::copy_n(&on_path_[base], edges, block);
-      std::fill(block + edges, block + 64, 0);
-      transpose64(block);
-      for (uint32_t j = 0; j < count; ++j) masks_[size_t{j} * mask_words_ + word_begin_[sw] + w] = block[j];
-    }
-  }
-
-  // Farthest first, for each destination.
-  std::fill(order_count_.begin(), order_count_.end(), 0);
-  for (uint32_t l = max_level_; l >= 1; --l) {
-    const uint64_t* level = &levels_[size_t{l} * switches_];
-    for (SwitchId sw = 0; sw < switches_; ++sw) {
-      for (uint64_t m = level[sw]; m != 0; m &= m - 1) {
-        const unsigned j = static_cast<unsigned>(std::countr_zero(m));
-        order_[size_t{j} * switches_ + order_count_[j]++] = sw;
-      }
-    }
-  }
-}
-
-uint32_t ShortestPathBatch::distance(uint32_t j, SwitchId sw) const {
-  for (uint32_t l = 0; l <= max_level_; ++l) {
-    if ((levels_[size_t{l} * switches_ + sw] >> j) & 1) return l;
-  }
-  return kUnreachable;
+  finish();
 }
 
 }  // namespace ibsm::routing

@@ -54,6 +54,8 @@ TEST_CASE("the registry holds the built-in engines and rejects duplicates", "[ro
   EngineRegistry r;
   must(register_builtin_engines(r));
   CHECK(r.contains("minhop"));
+  CHECK(r.contains("updn"));
+  CHECK(r.contains("dnup"));
   CHECK(r.contains("ftree"));
   const std::vector<std::string> builtin = r.names();
   CHECK(builtin.front() == "minhop");
@@ -92,9 +94,9 @@ TEST_CASE("routing_engine values parse into chains", "[routing][chain]") {
     CHECK(c.fallback);
   }
   SECTION("errors") {
-    const auto unknown = parse_engine_chain("updn,minhop", r);
+    const auto unknown = parse_engine_chain("nosuch,minhop", r);
     REQUIRE_FALSE(unknown.ok());
-    CHECK_THAT(unknown.status().message(), Catch::Contains("unknown routing engine 'updn'"));
+    CHECK_THAT(unknown.status().message(), Catch::Contains("unknown routing engine 'nosuch'"));
     CHECK_THAT(unknown.status().message(), Catch::Contains("minhop"));
     CHECK_FALSE(parse_engine_chain("minhop,,refuser", r).ok());
     CHECK_FALSE(parse_engine_chain("minhop,", r).ok());

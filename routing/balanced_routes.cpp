@@ -1,0 +1,298 @@
+#include "routing/balanced_routes.h"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cstring>
+#include <span>
+#include <vector>
+
+namespace ibsm::routing {
+
+namespace {
+
+// The out-edges of one switch on shortest paths to one destination: a
+// bitmask over the switch's out-edges, bit b being edge `edge_begin + b`.
+// Bits come in port order, which makes "lowest port" "lowest bit".
+struct CandidateSet {
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  std::span<const uint64_t> words;
+  uint32_t edge_begin = 0;
+
+  // Exactly one candidate: the one way on.
+  bool single() const {
+    uint32_t seen = 0;
+    for (uint64_t w : words) {
+      if (w == 0) continue;
+      if ((w & (w - 1)) != 0) return false;
+      ++seen;
+    }
+    return seen == 1;
+  }
+  // The first candidate bit at or after `from`, or kNone.
+  uint32_t next(uint32_t from) const {
+    for (uint32_t w = from / 64; w < words.size(); ++w) {
+      uint64_t bits = words[w];
+      if (w == from / 64) bits &= ~uint64_t{0} << (from % 64);
+      if (bits != 0) return w * 64 + static_cast<uint32_t>(std::countr_zero(bits));
+    }
+    return kNone;
+  }
+};
+
+// One LID of the destination being routed.
+struct LidJob {
+  uint32_t slot;        // its column in the staging chunk
+  uint32_t first_slot;  // the column of its port's first LID
+  uint32_t rank;        // which of its port's 2^LMC LIDs it is
+  bool data;            // an endpoint's LID (not a switch's own)
+};
+
+// A switch's choice state toward the current destination.
+struct ChoiceState {
+  uint32_t level;  // the least load among the candidates when last computed; kNone: compute it
+  uint32_t pos;    // the next candidate bit to look at for that level
+  uint32_t turn;   // the next candidate bit for a weight-0 pick
+};
+
+// Fills the tables 64 destination switches at a time (the path batch), then destination switch by destination switch, LID by LID.
+//
+// The LFTs are written through a staging buffer that holds a chunk of LIDs
+// for every switch: one destination touches every switch's table, and
+// writing the tables directly would cost a cache and TLB miss per switch
+// per destination, which at 4k switches is most of the run time.
+class BalancedRouter {
+ public:
+  BalancedRouter(const RoutingGraph& graph, const PathBatch& paths, UnicastTables& tables)
+      : graph_(graph), switches_(graph.switch_count()), paths_(paths) {
+    lft_.resize(switches_);
+    for (SwitchId sw = 0; sw < switches_; ++sw) lft_[sw] = tables.lfts[graph.node_of(sw).value].data();
+    loads_.assign(graph.edge_count(), 0);
+    state_.resize(switches_);
+    endpoints_.assign(switches_, 0);
+    size_t most_lids = 0;
+    for (SwitchId sw = 0; sw < switches_; ++sw) {
+      size_t lids = 0;
+      for (const Destination& d : graph.destinations_of(sw)) {
+        lids += d.lid_count();
+        if (d.port != 0) ++endpoints_[sw];
+      }
+      most_lids = std::max(most_lids, lids);
+    }
+    chunk_capacity_ = std::max<size_t>(kChunkLids, most_lids);
+    staging_.resize(chunk_capacity_ * switches_);
+  }
+
+  Status run(const BatchSearch& search) {
+    start_chunk();
+    for (SwitchId first = 0; first < switches_; first += PathBatch::kWidth) {
+      const uint32_t count = std::min(PathBatch::kWidth, switches_ - first);
+      IBSM_RETURN_IF_ERROR(search(first, count));
+      assert(paths_.count() == count && paths_.destination(0) == first);
+      for (uint32_t j = 0; j < count; ++j) {
+        const std::span<const Destination> dests = graph_.destinations_of(first + j);
+        if (dests.empty()) continue;
+        size_t lids = 0;
+        for (const Destination& d : dests) lids += d.lid_count();
+        if (chunk_lids_.size() + lids > chunk_capacity_) {
+          flush();
+          start_chunk();
+        }
+        route(j, dests);
+      }
+    }
+    flush();
+    return {};
+  }
+
+ private:
+  static constexpr uint32_t kNone = CandidateSet::kNone;
+  static constexpr size_t kChunkLids = 1024;  // LIDs staged per switch before they are written out
+  static constexpr size_t kPassLids = 64;    // LIDs routed together in one pass over the switches
+
+  CandidateSet candidates(uint32_t j, SwitchId sw) const {
+    return {paths_.candidates(j, sw), graph_.edge_begin(sw)};
+  }
+
+  // Routes every LID of the destinations hanging off batch destination j,
+  // in passes of about equal size.
+  void route(uint32_t j, std::span<const Destination> dests) {
+    const SwitchId to = paths_.destination(j);
+    jobs_.clear();
+    uint8_t* own = &staging_[to * chunk_capacity_];
+    for (const Destination& d : dests) {
+      // A switch's own LIDs carry management MADs, not data: they need
+      // routes but should not skew the balance of the data routes.
+      const uint32_t first = static_cast<uint32_t>(chunk_lids_.size());
+      for (uint32_t k = 0; k < d.lid_count(); ++k) {
+        const uint32_t slot = static_cast<uint32_t>(chunk_lids_.size());
+        chunk_lids_.push_back(static_cast<uint16_t>(d.base.value + k));
+        own[slot] = d.port;  // the switch the LIDs hang off hands them to their port
+        jobs_.push_back({slot, first, k, d.port != 0});
+      }
+    }
+    for (SwitchId sw : paths_.farthest_first(j)) state_[sw] = {kNone, 0, 0};
+    const size_t passes = (jobs_.size() + kPassLids - 1) / kPassLids;
+    const size_t per_pass = (jobs_.size() + passes - 1) / passes;
+    for (size_t from = 0; from < jobs_.size(); from += per_pass) {
+      route_pass(j, std::span(jobs_).subspan(from, std::min(per_pass, jobs_.size() - from)));
+    }
+  }
+
+  // Routes a few LIDs at every switch that reaches the destination,
+  // farthest first, so that a switch knows how many endpoints' packets for
+  // each LID reach it; a switch takes all of them in turn while its
+  // candidates and their loads are at hand. A switch's choices depend only
+  // on its own loads and on the weights from farther switches, so this is
+  // the same as routing the LIDs one after the other.
+  void route_pass(uint32_t j, std::span<const LidJob> jobs) {
+    const size_t n = jobs.size();
+    const std::span<const SwitchId> order = paths_.farthest_first(j);
+    traffic_.resize(size_t{switches_} * n);
+    const auto init = [&](SwitchId sw) {
+      for (size_t k = 0; k < n; ++k) traffic_[sw * n + k] = jobs[k].data ? endpoints_[sw] : 0;
+    };
+    init(paths_.destination(j));
+    for (SwitchId sw : order) init(sw);
+
+    for (SwitchId sw : order) {
+      const CandidateSet cands = candidates(j, sw);
+      uint8_t* out = &staging_[sw * chunk_capacity_];
+      const uint16_t* weights = &traffic_[sw * n];
+      if (cands.single()) {
+        // One way on: every LID takes it, and carries its weight along.
+        const uint32_t edge = cands.edge_begin + cands.next(0);
+        std::memset(out + jobs[0].slot, graph_.edge_port(edge), n);
+        uint16_t* onward = &traffic_[graph_.edge_target(edge) * n];
+        uint32_t total = 0;
+        for (size_t k = 0; k < n; ++k) {
+          total += weights[k];
+          onward[k] = static_cast<uint16_t>(onward[k] + weights[k]);
+        }
+        loads_[edge] += total;
+        continue;
+      }
+      ChoiceState& state = state_[sw];
+      for (size_t k = 0; k < n; ++k) {
+        const LidJob& job = jobs[k];
+        const uint32_t weight = weights[k];
+        const uint32_t edge = job.rank == 0 ? pick(cands, state, weight)
+                                            : pick_apart(cands, weight, out + job.first_slot, job.rank);
+        out[job.slot] = graph_.edge_port(edge);
+        if (weight == 0) continue;
+        uint16_t& onward = traffic_[graph_.edge_target(edge) * n + k];
+        onward = static_cast<uint16_t>(onward + weight);
+      }
+    }
+  }
+
+  // "Fewest routes so far, then lowest port", where a route weighs as much
+  // as the endpoints whose packets for the LID take it: a switch that no
+  // endpoint's packets for this LID reach (weight 0) needs an entry but adds
+  // no load. Counting LFT entries alone would balance, at a middle switch,
+  // LIDs that its lower switches never send it, and on a fat tree the up
+  // ports of successive levels would then line up (every LID a middle
+  // switch carries on the same up port); counting what is carried gives the
+  // spread of destination-mod-k routing.
+  //
+  // The rule is made cheap: candidates come in port order, and the choice
+  // is the first at or after `pos` whose load equals `level`, the least load
+  // when it was last computed; loads only grow, so none is below it, and
+  // every candidate before `pos` is above it. When the scan runs off the
+  // end, the least load is computed again. A run of LIDs with like weights
+  // thus costs O(1) each. Weight-0 picks take turns over the candidates.
+  uint32_t pick(const CandidateSet& cands, ChoiceState& state, uint32_t weight) {
+    if (weight == 0) {
+      uint32_t bit = cands.next(state.turn);
+      if (bit == kNone) bit = cands.next(0);
+      state.turn = bit + 1;
+      return cands.edge_begin + bit;
+    }
+    while (true) {
+      if (state.level == kNone) {
+        for (uint32_t bit = cands.next(0); bit != kNone; bit = cands.next(bit + 1)) {
+          state.level = std::min(state.level, loads_[cands.edge_begin + bit]);
+        }
+        state.pos = 0;
+      }
+      for (uint32_t bit = cands.next(state.pos); bit != kNone; bit = cands.next(bit + 1)) {
+        uint32_t& load = loads_[cands.edge_begin + bit];
+        if (load == state.level) {
+          load += weight;
+          state.pos = bit + 1;
+          return cands.edge_begin + bit;
+        }
+      }
+      state.level = kNone;
+    }
+  }
+
+  // For the later LIDs of a port with LMC > 0: the least loaded candidate
+  // that leads to a switch none of the port's earlier LIDs (whose ports at
+  // this switch are `taken`) went to, else one on a port none of them used,
+  // else any, so their paths part wherever the topology lets them.
+  uint32_t pick_apart(const CandidateSet& cands, uint32_t weight, const uint8_t* taken, uint32_t count) {
+    const auto port_taken = [&](uint8_t port) { return std::find(taken, taken + count, port) != taken + count; };
+    const auto next_taken = [&](SwitchId next) {
+      for (uint32_t bit = cands.next(0); bit != kNone; bit = cands.next(bit + 1)) {
+        const uint32_t e = cands.edge_begin + bit;
+        if (graph_.edge_target(e) == next && port_taken(graph_.edge_port(e))) return true;
+      }
+      return false;
+    };
+    uint32_t best = kNone;
+    for (int tier = 0; tier < 3 && best == kNone; ++tier) {
+      for (uint32_t bit = cands.next(0); bit != kNone; bit = cands.next(bit + 1)) {
+        const uint32_t e = cands.edge_begin + bit;
+        if (tier == 0 && next_taken(graph_.edge_target(e))) continue;
+        if (tier <= 1 && port_taken(graph_.edge_port(e))) continue;
+        if (best == kNone || loads_[e] < loads_[best]) best = e;
+      }
+    }
+    loads_[best] += weight;
+    return best;
+  }
+
+  void start_chunk() {
+    std::fill(staging_.begin(), staging_.end(), kNoRoute);
+    chunk_lids_.clear();
+  }
+
+  // Writes the staged LIDs into the tables, one switch's table at a time.
+  void flush() {
+    for (size_t sw = 0; sw < switches_; ++sw) {
+      const uint8_t* row = &staging_[sw * chunk_capacity_];
+      uint8_t* table = lft_[sw];
+      for (size_t slot = 0; slot < chunk_lids_.size(); ++slot) table[chunk_lids_[slot]] = row[slot];
+    }
+  }
+
+  const RoutingGraph& graph_;
+  const uint32_t switches_;
+  const PathBatch& paths_;
+  std::vector<uint8_t*> lft_;         // by switch: its table
+  std::vector<uint32_t> loads_;       // routes per out-port, by edge index
+  std::vector<uint16_t> endpoints_;   // by switch: endpoint ports hanging off it
+  std::vector<ChoiceState> state_;    // by switch, toward the current destination
+  // Endpoints whose packets for LID k of the pass reach switch sw: [sw * n + k].
+  // Never more than there are endpoint LIDs (< 2^16).
+  std::vector<uint16_t> traffic_;
+  std::vector<LidJob> jobs_;
+  // The chunk: staging_[switch * chunk_capacity_ + slot] is the switch's
+  // port for LID chunk_lids_[slot].
+  size_t chunk_capacity_ = 0;
+  std::vector<uint8_t> staging_;
+  std::vector<uint16_t> chunk_lids_;
+};
+
+}  // namespace
+
+Status route_balanced(const RoutingGraph& graph, const PathBatch& paths, const BatchSearch& search,
+                      UnicastTables& tables) {
+  assert(&paths.graph() == &graph);
+  if (graph.switch_count() == 0) return {};
+  return BalancedRouter(graph, paths, tables).run(search);
+}
+
+}  // namespace ibsm::routing

@@ -1,0 +1,38 @@
+// Balanced port choice along the paths of a path batch: what min-hop and
+// up*/down* routing share. Every switch forwards every destination LID along
+// one of its candidate out-edges (routing/shortest_paths.h), and among them
+// it takes the one carrying the fewest routes so far (ties: the lowest
+// port), so load spreads evenly over parallel paths. A route counts on a
+// port when some endpoint's packets for the LID take it; see
+// balanced_routes.cpp for why that matters on fat trees. The 2^LMC LIDs of
+// one port prefer different next switches, then different ports, so their
+// paths are as disjoint as the candidates allow.
+//
+// Switches that do not reach a destination get no route for it (kNoRoute).
+//
+// Cost: the searches, then one pass over the switches per destination LID:
+// O(switches x LIDs), the size of the tables themselves.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "mad/base/status.h"
+#include "routing/engine.h"
+#include "routing/graph.h"
+#include "routing/shortest_paths.h"
+
+namespace ibsm::routing {
+
+// Runs the batch's search toward switches first .. first + count - 1
+// (count <= PathBatch::kWidth). A non-ok Status stops the routing and is
+// returned: an engine may find out there that it cannot route the fabric.
+using BatchSearch = std::function<Status(SwitchId first, uint32_t count)>;
+
+// Fills `tables` (as UnicastTables::unrouted made them for `graph`) for every
+// destination, searching 64 destination switches at a time with `search`
+// and reading the results from `paths`.
+Status route_balanced(const RoutingGraph& graph, const PathBatch& paths, const BatchSearch& search,
+                      UnicastTables& tables);
+
+}  // namespace ibsm::routing

@@ -1,0 +1,429 @@
+#include "routing/cdg.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "routing/engine.h"
+#include "routing/graph.h"
+
+namespace ibsm::routing {
+
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+constexpr unsigned kVls = 16;
+// Destination LIDs whose table entries are staged together: the tables are
+// read switch by switch, a chunk of LIDs at a time, then walked LID by LID.
+constexpr size_t kChunk = 512;
+
+template <typename Visit>
+void for_each_port(const PortMask& mask, Visit&& visit) {
+  for (unsigned w = 0; w < mask.bits.size(); ++w) {
+    for (uint64_t m = mask.bits[w]; m != 0; m &= m - 1) visit(static_cast<uint8_t>(w * 64 + std::countr_zero(m)));
+  }
+}
+
+size_t popcount(const PortMask& mask) {
+  size_t n = 0;
+  for (uint64_t w : mask.bits) n += static_cast<size_t>(std::popcount(w));
+  return n;
+}
+
+// A CA or router port with a LID cabled to a switch: its injection channel.
+struct Injection {
+  uint32_t channel;  // its port id
+  PortRef owner;
+  uint32_t sw;       // the switch it feeds, by switch number
+  Lid base;
+  uint32_t lids;
+};
+
+// Dependencies on one VL: deps[c_in] holds the out-ports c_out of the
+// switch c_in leads to. Injection channels are kept apart: no dependency
+// leads into them, so they are never on a cycle.
+struct VlGraph {
+  std::vector<PortMask> deps;       // by port id of a switch-to-switch channel
+  std::vector<PortMask> injection;  // by injection number
+  // Destination LIDs each switch sends out of each switch-to-switch port,
+  // for the injection channels (destination-VL mode): [sw * 256 + port].
+  std::vector<uint32_t> sent;
+};
+
+class CdgBuilder {
+ public:
+  CdgBuilder(const Fabric& fabric, LftSet lfts, const CdgOptions& options)
+      : fabric_(fabric), lfts_(lfts), options_(options) {
+    port_base_.resize(fabric.node_count() + 1, 0);
+    for (uint32_t n = 0; n < fabric.node_count(); ++n) {
+      port_base_[n + 1] = port_base_[n] + fabric.node(NodeIndex{n}).num_ports + 1u;
+    }
+    switch_of_.assign(fabric.node_count(), kNone);
+    for (uint32_t n = 0; n < fabric.node_count(); ++n) {
+      if (!fabric.node(NodeIndex{n}).is_switch()) continue;
+      switch_of_[n] = static_cast<uint32_t>(switches_.size());
+      switches_.push_back(NodeIndex{n});
+      switch_base_.push_back(port_base_[n]);
+      switch_ports_.push_back(fabric.node(NodeIndex{n}).num_ports);
+    }
+    // Where each switch port's cable leads, when it joins two switches.
+    next_switch_.assign(port_base_.back(), kNone);
+    for (uint32_t s = 0; s < switches_.size(); ++s) {
+      const Node& node = fabric.node(switches_[s]);
+      for (unsigned p = 1; p <= node.num_ports; ++p) {
+        const PortRef here{switches_[s], static_cast<uint8_t>(p)};
+        if (!cable_usable(fabric, here)) continue;
+        const uint32_t peer = switch_of_[node.port(here.port).remote_node.value];
+        if (peer == kNone) continue;
+        next_switch_[id(here)] = peer;
+        ++channels_;
+      }
+    }
+    // Destination LIDs and injection channels.
+    for (uint32_t n = 0; n < fabric.node_count(); ++n) {
+      const Node& node = fabric.node(NodeIndex{n});
+      const unsigned first = node.is_switch() ? 0 : 1, last = node.is_switch() ? 0 : node.num_ports;
+      for (unsigned p = first; p <= last; ++p) {
+        const PortRef here{NodeIndex{n}, static_cast<uint8_t>(p)};
+        const Port& port = node.port(here.port);
+        if (port.base_lid.value == 0) continue;
+        const uint32_t count = 1u << port.lmc;
+        for (uint32_t i = 0; i < count && port.base_lid.value + i <= Lid::max_unicast; ++i) {
+          lids_.push_back(static_cast<uint16_t>(port.base_lid.value + i));
+        }
+        if (node.is_switch() || !cable_usable(fabric, here)) continue;
+        const uint32_t sw = switch_of_[port.remote_node.value];
+        if (sw == kNone) continue;
+        injections_.push_back({id(here), here, sw, port.base_lid, count});
+        ++channels_;
+      }
+    }
+    std::sort(lids_.begin(), lids_.end());
+    lids_.erase(std::unique(lids_.begin(), lids_.end()), lids_.end());
+    injections_at_.resize(switches_.size() + 1, 0);
+    std::sort(injections_.begin(), injections_.end(), [](const Injection& a, const Injection& b) {
+      return a.sw != b.sw ? a.sw < b.sw : a.channel < b.channel;
+    });
+    for (const Injection& inj : injections_) ++injections_at_[inj.sw + 1];
+    for (size_t s = 0; s < switches_.size(); ++s) injections_at_[s + 1] += injections_at_[s];
+  }
+
+  Result<CdgReport> run() {
+    stage_.resize(switches_.size() * kChunk);
+    for (size_t begin = 0; begin < lids_.size(); begin += kChunk) {
+      const size_t count = std::min(kChunk, lids_.size() - begin);
+      stage(begin, count);
+      if (options_.path_vl) {
+        for (size_t k = 0; k < count; ++k) IBSM_RETURN_IF_ERROR(destination_by_path(Lid{lids_[begin + k]}, k));
+      } else {
+        IBSM_RETURN_IF_ERROR(destinations(begin, count));
+      }
+    }
+    if (!options_.path_vl) injection_by_counts();
+    return report();
+  }
+
+ private:
+  uint32_t id(PortRef p) const { return port_base_[p.node.value] + p.port; }
+
+  // The out-port switch s's table gives the k-th staged LID.
+  uint8_t out(uint32_t s, size_t k) const { return stage_[s * kChunk + k]; }
+
+  // The switch-to-switch channel switch s sends the k-th staged LID on, as
+  // its port id, or kNone (no route, delivered here, or leaving the switches).
+  uint32_t channel_out(uint32_t s, size_t k) const {
+    const uint8_t p = out(s, k);
+    if (p == 0 || p == kNoRoute || p > switch_ports_[s]) return kNone;
+    const uint32_t c = switch_base_[s] + p;
+    return next_switch_[c] == kNone ? kNone : c;
+  }
+
+  void stage(size_t begin, size_t count) {
+    const uint16_t first = lids_[begin];
+    const uint16_t last = lids_[begin + count - 1];
+    for (uint32_t s = 0; s < switches_.size(); ++s) {
+      uint8_t* row = &stage_[s * kChunk];
+      const std::vector<uint8_t>* lft = switches_[s].value < lfts_.size() ? &lfts_[switches_[s].value] : nullptr;
+      if (lft != nullptr && last < lft->size() && size_t{last} - first + 1 == count) {
+        std::memcpy(row, lft->data() + first, count);  // consecutive LIDs: the common case
+        continue;
+      }
+      for (size_t k = 0; k < count; ++k) {
+        const uint16_t lid = lids_[begin + k];
+        row[k] = lft != nullptr && lid < lft->size() ? (*lft)[lid] : kNoRoute;
+      }
+    }
+  }
+
+  Result<VlGraph*> graph_of(uint8_t vl) {
+    if (vl >= kVls) return invalid_argument_error(fmt::format("vl {} is beyond the 16 vls", vl));
+    if (!vls_[vl]) {
+      vls_[vl] = std::make_unique<VlGraph>();
+      vls_[vl]->deps.resize(port_base_.back());
+      vls_[vl]->injection.resize(injections_.size());
+      if (!options_.path_vl) vls_[vl]->sent.assign(switches_.size() * 256, 0);
+    }
+    return vls_[vl].get();
+  }
+
+  // A chunk of destination LIDs whose VL depends on the LID alone. Every
+  // switch is a source, so every switch-to-switch hop of the forest toward a
+  // LID carries packets for it. Switch by switch, so that the dependencies
+  // written (those of the switch's own out-channels) stay at hand.
+  Status destinations(size_t begin, size_t count) {
+    for (size_t k = 0; k < count; ++k) {
+      const uint8_t vl = options_.destination_vl ? options_.destination_vl(Lid{lids_[begin + k]}) : 0;
+      Result<VlGraph*> g = graph_of(vl);
+      IBSM_RETURN_IF_ERROR(g.status());
+      chunk_graphs_[k] = *g;
+    }
+    for (uint32_t s = 0; s < switches_.size(); ++s) {
+      for (size_t k = 0; k < count; ++k) {
+        const uint32_t in = channel_out(s, k);
+        if (in == kNone) continue;
+        VlGraph& graph = *chunk_graphs_[k];
+        ++graph.sent[s * 256 + out(s, k)];
+        const uint32_t t = next_switch_[in];
+        if (channel_out(t, k) != kNone) graph.deps[in].set(out(t, k));
+      }
+    }
+    return {};
+  }
+
+  // The VL of every (source, dlid) pair: the VLs reaching each switch are
+  // carried along the forest of routes toward the LID.
+  Status destination_by_path(Lid dlid, size_t k) {
+    const size_t n = switches_.size();
+    vl_mask_.assign(n, 0);
+    indegree_.assign(n, 0);
+    Status bad;
+    const auto vl_of = [&](PortRef source) -> uint8_t {
+      const uint8_t vl = options_.path_vl(source, dlid);
+      if (vl >= kVls && bad.ok()) bad = invalid_argument_error(fmt::format("vl {} is beyond the 16 vls", vl));
+      return static_cast<uint8_t>(vl % kVls);
+    };
+    for (uint32_t s = 0; s < n; ++s) {
+      const uint32_t in = channel_out(s, k);
+      if (in == kNone) continue;  // delivered here or dropped: its packets take no channel
+      vl_mask_[s] |= uint16_t{1} << vl_of(PortRef{switches_[s], 0});
+      ++indegree_[next_switch_[in]];
+      for (uint32_t i = injections_at_[s]; i < injections_at_[s + 1]; ++i) {
+        const Injection& inj = injections_[i];
+        if (dlid.value >= inj.base.value && dlid.value < inj.base.value + inj.lids) continue;  // its own LID
+        const uint8_t vl = vl_of(inj.owner);
+        vl_mask_[s] |= uint16_t{1} << vl;
+        Result<VlGraph*> g = graph_of(vl);
+        IBSM_RETURN_IF_ERROR(g.status());
+        (*g)->injection[i].set(out(s, k));
+      }
+    }
+    IBSM_RETURN_IF_ERROR(bad);
+
+    // Leaves first (Kahn), so each switch passes on everything that reaches it.
+    order_.clear();
+    for (uint32_t s = 0; s < n; ++s) {
+      if (indegree_[s] == 0) order_.push_back(s);
+    }
+    for (size_t head = 0; head < order_.size(); ++head) {
+      const uint32_t s = order_[head];
+      const uint32_t in = channel_out(s, k);
+      if (in == kNone) continue;
+      const uint32_t t = next_switch_[in];
+      vl_mask_[t] |= vl_mask_[s];
+      if (--indegree_[t] == 0) order_.push_back(t);
+    }
+    if (order_.size() < n) {
+      // Tables that loop: spread the VLs around the loops until nothing changes.
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t s = 0; s < n; ++s) {
+          const uint32_t in = channel_out(s, k);
+          if (indegree_[s] == 0 || in == kNone) continue;
+          const uint32_t t = next_switch_[in];
+          const uint16_t merged = vl_mask_[t] | vl_mask_[s];
+          changed = changed || merged != vl_mask_[t];
+          vl_mask_[t] = merged;
+        }
+      }
+    }
+
+    for (uint32_t s = 0; s < n; ++s) {
+      const uint32_t in = channel_out(s, k);
+      if (in == kNone) continue;
+      const uint32_t t = next_switch_[in];
+      if (channel_out(t, k) == kNone) continue;
+      for (uint16_t m = vl_mask_[s]; m != 0; m &= static_cast<uint16_t>(m - 1)) {
+        Result<VlGraph*> g = graph_of(static_cast<uint8_t>(std::countr_zero(m)));
+        IBSM_RETURN_IF_ERROR(g.status());
+        (*g)->deps[in].set(out(t, k));
+      }
+    }
+    return {};
+  }
+
+  // Injection channels when the VL depends on the destination only: a CA's
+  // packets go everywhere its switch sends any LID but the CA's own, so
+  // count per (switch, port) how many LIDs leave there and take away the
+  // CA's own.
+  void injection_by_counts() {
+    struct Own {
+      uint8_t vl, port;
+    };
+    std::vector<Own> own;
+    for (uint32_t i = 0; i < injections_.size(); ++i) {
+      const Injection& inj = injections_[i];
+      const NodeIndex sw = switches_[inj.sw];
+      const std::vector<uint8_t>* lft = sw.value < lfts_.size() ? &lfts_[sw.value] : nullptr;
+      own.clear();
+      for (uint32_t l = inj.base.value; l < inj.base.value + inj.lids; ++l) {
+        if (lft == nullptr || l >= lft->size()) continue;
+        const Lid lid{static_cast<uint16_t>(l)};
+        own.push_back({options_.destination_vl ? options_.destination_vl(lid) : uint8_t{0}, (*lft)[l]});
+      }
+      const uint32_t base = port_base_[sw.value];
+      for (unsigned vl = 0; vl < kVls; ++vl) {
+        VlGraph* graph = vls_[vl].get();
+        if (graph == nullptr) continue;
+        for (unsigned p = 1; p <= fabric_.node(sw).num_ports; ++p) {
+          if (next_switch_[base + p] == kNone) continue;
+          const uint32_t mine = static_cast<uint32_t>(
+              std::count_if(own.begin(), own.end(), [&](const Own& o) { return o.vl == vl && o.port == p; }));
+          if (graph->sent[inj.sw * 256 + p] > mine) graph->injection[i].set(static_cast<uint8_t>(p));
+        }
+      }
+    }
+  }
+
+  // Kahn's algorithm on one VL's switch-to-switch channels: what it cannot
+  // peel off lies on a cycle or behind one. Returns a cycle, or nothing.
+  std::vector<uint32_t> find_cycle(const VlGraph& graph) {
+    const uint32_t ports = port_base_.back();
+    std::vector<uint32_t> indegree(ports, 0);
+    for (uint32_t c = 0; c < ports; ++c) {
+      if (next_switch_[c] == kNone) continue;
+      const uint32_t base = port_base_[switches_[next_switch_[c]].value];
+      for_each_port(graph.deps[c], [&](uint8_t p) { ++indegree[base + p]; });
+    }
+    std::vector<uint32_t> queue;
+    uint32_t channels = 0;
+    for (uint32_t c = 0; c < ports; ++c) {
+      if (next_switch_[c] == kNone) continue;
+      ++channels;
+      if (indegree[c] == 0) queue.push_back(c);
+    }
+    for (size_t head = 0; head < queue.size(); ++head) {
+      const uint32_t c = queue[head];
+      const uint32_t base = port_base_[switches_[next_switch_[c]].value];
+      for_each_port(graph.deps[c], [&](uint8_t p) {
+        if (--indegree[base + p] == 0) queue.push_back(base + p);
+      });
+    }
+    if (queue.size() == channels) return {};
+
+    // Every channel left has a predecessor that is left too: walking back
+    // along predecessors must come round to a channel seen before.
+    std::vector<uint32_t> pred(ports, kNone);
+    uint32_t start = kNone;
+    for (uint32_t c = 0; c < ports; ++c) {
+      if (next_switch_[c] == kNone || indegree[c] == 0) continue;
+      start = c;
+      const uint32_t base = port_base_[switches_[next_switch_[c]].value];
+      for_each_port(graph.deps[c], [&](uint8_t p) {
+        if (indegree[base + p] != 0) pred[base + p] = c;
+      });
+    }
+    std::vector<uint32_t> seen_at(ports, kNone);
+    std::vector<uint32_t> walk;
+    uint32_t at = start;
+    while (seen_at[at] == kNone) {
+      seen_at[at] = static_cast<uint32_t>(walk.size());
+      walk.push_back(at);
+      at = pred[at];
+    }
+    std::vector<uint32_t> cycle(walk.begin() + seen_at[at], walk.end());
+    std::reverse(cycle.begin(), cycle.end());  // predecessors were walked backwards
+    return cycle;
+  }
+
+  PortRef port_of(uint32_t id) const {
+    const auto it = std::upper_bound(port_base_.begin(), port_base_.end(), id);
+    const uint32_t node = static_cast<uint32_t>(it - port_base_.begin()) - 1;
+    return PortRef{NodeIndex{node}, static_cast<uint8_t>(id - port_base_[node])};
+  }
+
+  Result<CdgReport> report() {
+    CdgReport r;
+    r.channels = channels_;
+    for (unsigned vl = 0; vl < kVls; ++vl) {
+      const VlGraph* graph = vls_[vl].get();
+      if (graph == nullptr) continue;
+      CdgVlSummary summary{static_cast<uint8_t>(vl), 0, true};
+      for (const PortMask& m : graph->deps) summary.dependencies += popcount(m);
+      for (const PortMask& m : graph->injection) summary.dependencies += popcount(m);
+      if (summary.dependencies == 0) continue;
+      const std::vector<uint32_t> cycle = find_cycle(*graph);
+      summary.acyclic = cycle.empty();
+      if (!cycle.empty() && r.cycle.empty()) {
+        for (uint32_t c : cycle) r.cycle.push_back({port_of(c), static_cast<uint8_t>(vl)});
+        r.cycle_text = describe_cycle(fabric_, r.cycle);
+      }
+      r.dependencies += summary.dependencies;
+      r.vls.push_back(summary);
+    }
+    return r;
+  }
+
+  const Fabric& fabric_;
+  LftSet lfts_;
+  const CdgOptions& options_;
+  std::vector<uint32_t> port_base_;    // by node: the id of its port 0; ports are numbered densely
+  std::vector<uint32_t> switch_of_;    // by node: its switch number, or kNone
+  std::vector<NodeIndex> switches_;    // by switch number
+  std::vector<uint32_t> switch_base_;  // by switch number: the id of its port 0
+  std::vector<uint8_t> switch_ports_;  // by switch number: its number of ports
+  std::array<VlGraph*, kChunk> chunk_graphs_{};  // by LID of the chunk: its VL's graph
+  std::vector<uint32_t> next_switch_;  // by port id: the switch its cable leads to, for switch-to-switch cables
+  std::vector<Injection> injections_;  // by switch, then port id
+  std::vector<uint32_t> injections_at_;  // by switch: offsets into injections_
+  std::vector<uint16_t> lids_;         // every destination LID, ascending
+  uint64_t channels_ = 0;
+  std::vector<uint8_t> stage_;         // [switch * kChunk + k]: the out-port for the k-th LID of the chunk
+  std::array<std::unique_ptr<VlGraph>, kVls> vls_;
+  // Per destination in path-VL mode, by switch:
+  std::vector<uint16_t> vl_mask_;   // the VLs of the packets passing through
+  std::vector<uint32_t> indegree_;  // switches sending the LID to it
+  std::vector<uint32_t> order_;
+};
+
+}  // namespace
+
+std::string describe_cycle(const Fabric& fabric, std::span<const CdgChannel> cycle) {
+  if (cycle.empty()) return {};
+  const auto channel = [&](const CdgChannel& c) {
+    const Node& node = fabric.node(c.from.node);
+    return node.name.empty() ? fmt::format("{} port {}", node.node_guid, c.from.port)
+                             : fmt::format("{} ({}) port {}", node.node_guid, node.name, c.from.port);
+  };
+  std::string out = fmt::format("vl {}: ", cycle.front().vl);
+  for (const CdgChannel& c : cycle) out += channel(c) + " -> ";
+  out += channel(cycle.front());
+  return out;
+}
+
+std::string CdgReport::to_string() const {
+  std::string vl_list;
+  for (const CdgVlSummary& v : vls) vl_list += fmt::format("{}{}", vl_list.empty() ? "" : ",", v.vl);
+  const std::string head = fmt::format("channels {}, dependencies {} on vl {}", channels, dependencies,
+                                       vl_list.empty() ? "-" : vl_list);
+  return acyclic() ? head + ": acyclic" : fmt::format("{}: cycle on {}", head, cycle_text);
+}
+
+Result<CdgReport> check_channel_dependencies(const Fabric& fabric, LftSet lfts, const CdgOptions& options) {
+  return CdgBuilder(fabric, lfts, options).run();
+}
+
+}  // namespace ibsm::routing

@@ -1,0 +1,297 @@
+#include "routing/cdg.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "routing/graph.h"
+#include "routing/minhop.h"
+#include "routing/trace.h"
+#include "routing/updn.h"
+#include "routing_fixtures.h"
+#include "sm/topogen/generators.h"
+
+namespace ibsm::routing {
+namespace {
+
+using testing::assign_lids;
+using testing::must;
+
+// Tables filled by hand: port(switch, lid) for every LID some port owns,
+// besides a switch's own LIDs (port 0).
+UnicastTables tables_by(const RoutingGraph& graph, const std::function<uint8_t(NodeIndex, Lid, PortRef owner)>& port) {
+  UnicastTables t = UnicastTables::unrouted(graph);
+  for (SwitchId s = 0; s < graph.switch_count(); ++s) {
+    const NodeIndex sw = graph.node_of(s);
+    for (uint32_t lid = 1; lid <= graph.max_lid(); ++lid) {
+      const PortRef owner = graph.owner_of(Lid{static_cast<uint16_t>(lid)});
+      if (!owner.node.valid() || owner.node == sw) continue;
+      t.lfts[sw.value][lid] = port(sw, Lid{static_cast<uint16_t>(lid)}, owner);
+    }
+  }
+  return t;
+}
+
+// The port of `sw` cabled to `owner`, when it is a CA hanging off it; 0 otherwise.
+uint8_t port_toward_ca(const Fabric& f, NodeIndex sw, PortRef owner) {
+  const Port& p = f.node(owner.node).port(owner.port);
+  return owner.port != 0 && p.remote_node == sw ? p.remote_port : uint8_t{0};
+}
+
+// Every switch sends every LID it does not deliver itself out of port 2:
+// on a ring from generators.h's mesh, the "+" direction all the way round.
+UnicastTables clockwise(const Fabric& f, const RoutingGraph& graph) {
+  return tables_by(graph, [&](NodeIndex sw, Lid, PortRef owner) {
+    const uint8_t local = port_toward_ca(f, sw, owner);
+    return local != 0 ? local : uint8_t{2};
+  });
+}
+
+// The cycle really is one: each channel leads to the switch the next one
+// leaves, and for each consecutive pair some LID is sent on both (every
+// switch being a source, that makes the dependency).
+void check_cycle_is_real(const Fabric& f, const UnicastTables& t, const CdgReport& r) {
+  REQUIRE(r.cycle.size() >= 2);
+  for (size_t i = 0; i < r.cycle.size(); ++i) {
+    const CdgChannel& here = r.cycle[i];
+    const CdgChannel& next = r.cycle[(i + 1) % r.cycle.size()];
+    INFO("channel " << i << " of " << r.cycle_text);
+    CHECK(here.vl == next.vl);
+    CHECK(f.node(here.from.node).port(here.from.port).remote_node == next.from.node);
+    bool shared = false;
+    const std::vector<uint8_t>& a = t.lfts[here.from.node.value];
+    const std::vector<uint8_t>& b = t.lfts[next.from.node.value];
+    for (size_t lid = 0; lid < a.size() && !shared; ++lid) shared = a[lid] == here.from.port && b[lid] == next.from.port;
+    CHECK(shared);
+  }
+}
+
+TEST_CASE("a line of switches: an acyclic cdg with the dependencies counted by hand", "[routing][cdg]") {
+  // sw-0 -- sw-1 -- sw-2, a host on each (port 1), "+" port 2 to "-" port 3.
+  Fabric f = must(topogen::mesh({.dims = {3}, .torus = false}));
+  assign_lids(f);
+  const RoutingGraph graph = must(RoutingGraph::build(f));
+  const UnicastTables t = testing::route_minhop(graph);
+  const CdgReport r = must(check_channel_dependencies(f, t.lfts));
+  INFO(r.to_string());
+  // Channels: the two cables both ways, and three hosts' injection.
+  CHECK(r.channels == 4 + 3);
+  // sw-0 -> sw-1 -> sw-2 and back for sw-2's and sw-0's lids; each host
+  // into every way out of its switch: 1 + 2 + 1.
+  CHECK(r.dependencies == 2 + 4);
+  CHECK(r.acyclic());
+  REQUIRE(r.vls.size() == 1);
+  CHECK(r.vls[0].vl == 0);
+  CHECK(r.vls[0].acyclic);
+  CHECK(r.cycle_text.empty());
+  CHECK_THAT(r.to_string(), Catch::Contains("acyclic"));
+}
+
+TEST_CASE("routes forced round a ring of three switches close a cycle", "[routing][cdg]") {
+  Fabric f = must(topogen::mesh({.dims = {3}, .torus = true}));
+  assign_lids(f);
+  const RoutingGraph graph = must(RoutingGraph::build(f));
+  const UnicastTables t = clockwise(f, graph);
+  const CheckSummary s = check_all_pairs(f, t.lfts);
+  REQUIRE(s.all_delivered());  // the tables work; only the dependencies go round
+
+  const CdgReport r = must(check_channel_dependencies(f, t.lfts));
+  INFO(r.to_string());
+  CHECK_FALSE(r.acyclic());
+  REQUIRE(r.cycle.size() == 3);
+  for (const CdgChannel& c : r.cycle) {
+    CHECK(c.from.port == 2);
+    CHECK(c.vl == 0);
+  }
+  check_cycle_is_real(f, t, r);
+  for (const char* name : {"sw-0", "sw-1", "sw-2"}) CHECK_THAT(r.cycle_text, Catch::Contains(name));
+  CHECK_THAT(r.cycle_text, Catch::StartsWith("vl 0: 0x0002c903000000"));
+  CHECK_THAT(r.to_string(), Catch::Contains("cycle on vl 0"));
+
+  // Min-hop on the same ring: every switch is one hop from every other, no
+  // route turns at a switch, no cycle.
+  const CdgReport minhop = must(check_channel_dependencies(f, testing::route_minhop(graph).lfts));
+  INFO(minhop.to_string());
+  CHECK(minhop.acyclic());
+}
+
+TEST_CASE("minhop on rings and tori has cycles the cdg finds, updn on them none", "[routing][cdg]") {
+  const std::vector<std::pair<std::string, std::function<Result<Fabric>()>>> fabrics = {
+      {"ring of 5", [] { return topogen::mesh({.dims = {5}, .torus = true}); }},
+      {"4x4 torus", [] { return topogen::mesh({.dims = {4, 4}, .torus = true}); }},
+      {"3x3x3 torus", [] { return topogen::mesh({.dims = {3, 3, 3}, .torus = true}); }},
+  };
+  for (const auto& [name, make] : fabrics) {
+    DYNAMIC_SECTION(name) {
+      Fabric f = must(make());
+      assign_lids(f);
+      const RoutingGraph graph = must(RoutingGraph::build(f));
+      const UnicastTables minhop = testing::route_minhop(graph);
+      const CdgReport cyclic = must(check_channel_dependencies(f, minhop.lfts));
+      INFO(cyclic.to_string());
+      CHECK_FALSE(cyclic.acyclic());
+      check_cycle_is_real(f, minhop, cyclic);
+
+      UpDnEngine updn;
+      const UnicastTables t = must(updn.compute(RoutingInput{graph}));
+      const CdgReport r = must(check_channel_dependencies(f, t.lfts));
+      INFO(r.to_string());
+      CHECK(r.acyclic());
+      CHECK(r.channels == cyclic.channels);
+    }
+  }
+}
+
+TEST_CASE("vls split the dependencies of a ring", "[routing][cdg][vl]") {
+  Fabric f = must(topogen::mesh({.dims = {3}, .torus = true}));
+  assign_lids(f);
+  const RoutingGraph graph = must(RoutingGraph::build(f));
+  const UnicastTables t = clockwise(f, graph);
+  // The switch (0, 1, 2) a port belongs to or hangs off.
+  const auto ring_index = [&](PortRef p) -> uint32_t {
+    const NodeIndex sw = f.node(p.node).is_switch() ? p.node : f.node(p.node).port(p.port).remote_node;
+    return graph.switch_of(sw);
+  };
+
+  SECTION("a dateline by path: packets that cross the wrap from sw-2 to sw-0 travel on vl 1") {
+    CdgOptions options;
+    options.path_vl = [&](PortRef source, Lid dlid) {
+      return uint8_t{ring_index(source) > ring_index(graph.owner_of(dlid)) ? uint8_t{1} : uint8_t{0}};
+    };
+    const CdgReport r = must(check_channel_dependencies(f, t.lfts, options));
+    INFO(r.to_string());
+    CHECK(r.acyclic());
+    REQUIRE(r.vls.size() == 2);
+    CHECK(r.vls[0].vl == 0);
+    CHECK(r.vls[1].vl == 1);
+    // The same split on vl 0 alone is the cycle again.
+    const CdgReport one = must(check_channel_dependencies(f, t.lfts));
+    CHECK(r.dependencies >= one.dependencies);  // a host's packets may now wait on two vls
+    CHECK_FALSE(one.acyclic());
+  }
+  SECTION("by destination: the lids of sw-0 on vl 1") {
+    CdgOptions options;
+    options.destination_vl = [&](Lid dlid) { return uint8_t{ring_index(graph.owner_of(dlid)) == 0 ? uint8_t{1} : uint8_t{0}}; };
+    const CdgReport r = must(check_channel_dependencies(f, t.lfts, options));
+    INFO(r.to_string());
+    CHECK(r.acyclic());
+    CHECK(r.vls.size() == 2);
+  }
+  SECTION("everything on vl 2: the cycle is reported on vl 2, the same by path or by destination") {
+    CdgOptions by_path;
+    by_path.path_vl = [](PortRef, Lid) { return uint8_t{2}; };
+    CdgOptions by_destination;
+    by_destination.destination_vl = [](Lid) { return uint8_t{2}; };
+    const CdgReport a = must(check_channel_dependencies(f, t.lfts, by_path));
+    const CdgReport b = must(check_channel_dependencies(f, t.lfts, by_destination));
+    const CdgReport plain = must(check_channel_dependencies(f, t.lfts));
+    for (const CdgReport* r : {&a, &b}) {
+      INFO(r->to_string());
+      CHECK_FALSE(r->acyclic());
+      REQUIRE(r->vls.size() == 1);
+      CHECK(r->vls[0].vl == 2);
+      CHECK(r->cycle.front().vl == 2);
+      CHECK_THAT(r->cycle_text, Catch::StartsWith("vl 2:"));
+      CHECK(r->dependencies == plain.dependencies);
+    }
+  }
+  SECTION("a vl beyond 15 is an error") {
+    CdgOptions options;
+    options.destination_vl = [](Lid) { return uint8_t{16}; };
+    const auto r = check_channel_dependencies(f, t.lfts, options);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == StatusCode::invalid_argument);
+    CdgOptions by_path;
+    by_path.path_vl = [](PortRef, Lid) { return uint8_t{20}; };
+    CHECK_FALSE(check_channel_dependencies(f, t.lfts, by_path).ok());
+  }
+}
+
+TEST_CASE("per-path vls agree with per-destination vls when the vl depends on the destination only",
+          "[routing][cdg][vl]") {
+  Fabric f = must(topogen::mesh({.dims = {4, 4}, .torus = true, .hosts_per_switch = 2}));
+  assign_lids(f, 1);
+  const RoutingGraph graph = must(RoutingGraph::build(f));
+  const UnicastTables t = testing::route_minhop(graph);
+  const auto vl = [](Lid dlid) { return static_cast<uint8_t>(dlid.value % 3); };
+  CdgOptions by_destination;
+  by_destination.destination_vl = vl;
+  CdgOptions by_path;
+  by_path.path_vl = [&](PortRef, Lid dlid) { return vl(dlid); };
+  const CdgReport a = must(check_channel_dependencies(f, t.lfts, by_destination));
+  const CdgReport b = must(check_channel_dependencies(f, t.lfts, by_path));
+  INFO(a.to_string() << " / " << b.to_string());
+  CHECK(a.channels == b.channels);
+  CHECK(a.dependencies == b.dependencies);
+  REQUIRE(a.vls.size() == b.vls.size());
+  for (size_t i = 0; i < a.vls.size(); ++i) {
+    CHECK(a.vls[i].vl == b.vls[i].vl);
+    CHECK(a.vls[i].dependencies == b.vls[i].dependencies);
+    CHECK(a.vls[i].acyclic == b.vls[i].acyclic);
+  }
+  CHECK(a.acyclic() == b.acyclic());
+}
+
+TEST_CASE("tables that bounce a lid between two switches show as a cycle", "[routing][cdg]") {
+  Fabric f = must(topogen::mesh({.dims = {2}, .torus = false}));  // sw-0 port 2 -- port 3 sw-1
+  assign_lids(f);
+  const RoutingGraph graph = must(RoutingGraph::build(f));
+  UnicastTables t = testing::route_minhop(graph);
+  const NodeIndex sw0 = *f.find_by_name("sw-0"), sw1 = *f.find_by_name("sw-1");
+  // host on sw-1: sw-1 sends its lid back to sw-0, which sends it to sw-1.
+  const NodeIndex host = f.node(sw1).port(1).remote_node;
+  const Lid lost = f.node(host).port(1).base_lid;
+  REQUIRE(t.lfts[sw0.value][lost.value] == 2);
+  t.lfts[sw1.value][lost.value] = 3;
+  CHECK(RouteTracer(f, t.lfts).trace(PortRef{sw0, 0}, lost).outcome == TraceOutcome::loop);
+  const CdgReport r = must(check_channel_dependencies(f, t.lfts));
+  INFO(r.to_string());
+  CHECK_FALSE(r.acyclic());
+  CHECK(r.cycle.size() == 2);
+  check_cycle_is_real(f, t, r);
+}
+
+TEST_CASE("tables that drop lids or point at dead ports make no dependencies", "[routing][cdg]") {
+  Fabric f = must(topogen::mesh({.dims = {3}, .torus = false}));
+  assign_lids(f);
+  const RoutingGraph graph = must(RoutingGraph::build(f));
+  const UnicastTables none = UnicastTables::unrouted(graph);
+  const CdgReport r = must(check_channel_dependencies(f, none.lfts));
+  CHECK(r.channels == 7);
+  CHECK(r.dependencies == 0);
+  CHECK(r.acyclic());
+  CHECK(r.vls.empty());
+  // Port 3 of sw-0 has no cable; port 200 does not exist; short tables.
+  const UnicastTables odd = tables_by(graph, [](NodeIndex, Lid lid, PortRef) {
+    return static_cast<uint8_t>(lid.value % 2 == 0 ? 3 : 200);
+  });
+  CHECK(must(check_channel_dependencies(f, odd.lfts)).acyclic());
+  std::vector<std::vector<uint8_t>> short_tables(f.node_count());
+  CHECK(must(check_channel_dependencies(f, short_tables)).dependencies == 0);
+}
+
+TEST_CASE("a fabric without switches has no channels", "[routing][cdg]") {
+  Fabric f = must(topogen::back_to_back({}));
+  assign_lids(f);
+  const RoutingGraph graph = must(RoutingGraph::build(f));
+  const CdgReport r = must(check_channel_dependencies(f, UnicastTables::unrouted(graph).lfts));
+  CHECK(r.channels == 0);
+  CHECK(r.dependencies == 0);
+  CHECK(r.acyclic());
+}
+
+TEST_CASE("a switch's own packets count as traffic", "[routing][cdg]") {
+  // A line of three switches with no hosts: only the switches' own lids
+  // and packets; sw-0's packets to sw-2 turn at sw-1.
+  Fabric f = must(topogen::mesh({.dims = {3}, .torus = false, .hosts_per_switch = 0}));
+  assign_lids(f);
+  const RoutingGraph graph = must(RoutingGraph::build(f));
+  const CdgReport r = must(check_channel_dependencies(f, testing::route_minhop(graph).lfts));
+  CHECK(r.channels == 4);
+  CHECK(r.dependencies == 2);
+}
+
+}  // namespace
+}  // namespace ibsm::routing
