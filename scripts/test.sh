@@ -20,7 +20,7 @@ status=0
 if [[ "${IBSM_SKIP_CROSS:-0}" != 1 ]]; then
   step "embedded profile: aarch64 cross build, unit tests under qemu-user"
   cmake -S . -B build-aarch64 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" >/dev/null
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" >/dev/null
   cmake --build build-aarch64 -j"$jobs"
   (cd build-aarch64 && ctest -j"$jobs" --output-on-failure) || status=1
 fi

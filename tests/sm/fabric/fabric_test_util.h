@@ -12,7 +12,14 @@
 
 namespace ibsm::test {
 
-inline std::string fixture_path(const std::string& name) { return std::string(IBSM_TEST_DATA) + "/netfiles/" + name; }
+// Built by appending: GCC 12 at -O1 flags `std::string(x) + "..." + name`
+// with a false -Warray-bounds.
+inline std::string fixture_path(const std::string& name) {
+  std::string path = IBSM_TEST_DATA;
+  path += "/netfiles/";
+  path += name;
+  return path;
+}
 
 inline std::string slurp(const std::string& path) {
   std::ifstream in(path);
