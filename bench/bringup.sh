@@ -33,7 +33,7 @@ ibsim_fabrics=(
   "ls-1k|leaf-spine --leaves 32 --spines 16 --hosts 32"
   "ft-1.7k|fat-tree --k 12 --n 3"
   "ls-4k|leaf-spine --leaves 128 --spines 32 --hosts 32"
-  "ls-8k|leaf-spine --leaves 256 --spines 32 --hosts 32"
+  "ls-8k|leaf-spine --leaves 128 --spines 32 --hosts 64"
 )
 sim_fabrics=(
   "ft-1k|fat-tree --k 10 --n 3"
@@ -103,7 +103,7 @@ if [[ $with_sim == 1 ]]; then
     # shellcheck disable=SC2086
     "$ibsm" topo $args -o "$work/$name.net" 2>/dev/null
     rm -rf "$work/sim-cache"
-    /usr/bin/time -v "$ibsm" run -o --sim "$work/$name.net" --cache-dir "$work/sim-cache" -f /dev/null \
+    /usr/bin/time -v "$ibsm" run -o --sim "$work/$name.net" --sim-lft-cap 49152 --cache-dir "$work/sim-cache" -f /dev/null \
       > "$work/$name.sim.out" 2> "$work/$name.sim.time" || { echo "$name failed: $(head -3 "$work/$name.sim.out")"; continue; }
     nodes=$(sed -nE 's/^SUBNET UP: ([0-9]+) nodes.*/\1/p' "$work/$name.sim.out")
     m=$(sed -nE 's/^ +([0-9]+) mads in.*/\1/p' "$work/$name.sim.out")

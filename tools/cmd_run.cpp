@@ -59,6 +59,8 @@ constexpr const char* kUsage =
     "      --sim NETFILE        run on an in-process simulated fabric (needs -o)\n"
     "      --sim-node NAME      with --sim: the node the SM runs on (default: the first)\n"
     "      --sweeps N           with --sim: heavy sweeps to run (default 1)\n"
+    "      --sim-lft-cap N      with --sim: the switches' LinearFDBCap (default 30720, as\n"
+    "                           ibsim's -L; fabrics beyond 30k LIDs need up to 49152)\n"
     "  -v, --verbose            more log (twice: debug)\n"
     "  -h, --help               this text\n";
 
@@ -227,12 +229,13 @@ int cmd_run(int argc, char** argv) {
   auto sim_file = args.value("--sim");
   auto sim_node = args.value("--sim-node");
   auto sweeps = args.integer("--sweeps", 1, 1000);
+  auto lft_cap = args.integer("--sim-lft-cap", 1, 49152);
   while (args.flag("--verbose", "-v")) config.log_level = std::min<uint32_t>(config.log_level + 1, 4);
   auto rest = args.positionals();
   for (const auto& e : args.errors()) errors.push_back(e);
   for (const auto& r : rest) errors.push_back("unexpected argument '" + r + "'");
   if (sim_file && !once) errors.push_back("--sim needs -o (virtual time has no daemon)");
-  if (!sim_file && (sim_node || sweeps)) errors.push_back("--sim-node and --sweeps need --sim");
+  if (!sim_file && (sim_node || sweeps || lft_cap)) errors.push_back("--sim-node, --sweeps and --sim-lft-cap need --sim");
   if (!errors.empty()) {
     for (const auto& e : errors) std::fprintf(stderr, "ibsm run: %s\n", e.c_str());
     std::fputs(kUsage, stderr);
@@ -269,7 +272,9 @@ int cmd_run(int argc, char** argv) {
       std::fprintf(stderr, "ibsm run: %s\n", at.status().message().c_str());
       return 1;
     }
-    SimFabric sim(std::move(*topo), {}, log);
+    SimOptions sim_options;
+    if (lft_cap) sim_options.linear_fdb_cap = static_cast<uint16_t>(*lft_cap);
+    SimFabric sim(std::move(*topo), sim_options, log);
     SimPort& port = sim.attach(at->node, at->port);
     port.set_is_sm(true);
     MadDispatcher d(port, sim.clock(), dispatcher_options(config), log);
