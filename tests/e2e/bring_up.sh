@@ -32,15 +32,8 @@ while [[ $# -gt 0 ]]; do
     *) break ;;
   esac
 done
-if [[ $1 == --topo ]]; then
-  shift
-  "$IBSM" topo "$@" -o fabric.net
-  netfile=$PWD/fabric.net
-else
-  netfile=$1
-fi
-nodes=$(grep -cE '^(Switch|Hca|Ca|Rt)' "$netfile")
-ibsim_start "$netfile" -N $((nodes + 16)) -S $((nodes + 16)) -P $((nodes * 80 + 64))
+fabric_start "$@"
+netfile=$NETFILE
 for cmd in "${before[@]}"; do ibsim_cmd "$cmd"; done
 
 counter=${UMAD_COUNT:?the path of umad_count.so}

@@ -9,16 +9,8 @@ source "$(dirname "$0")/lib.sh"
 name=$1; shift
 e2e_setup "$name"
 
-if [[ $1 == --topo ]]; then
-  shift
-  "$IBSM" topo "$@" -o fabric.net
-  netfile=$PWD/fabric.net
-else
-  netfile=$1
-fi
-nodes=$(grep -cE '^(Switch|Hca|Ca|Rt)' "$netfile")
-# Room for generated fabrics beyond ibsim's default capacity.
-ibsim_start "$netfile" -N $((nodes + 16)) -S $((nodes + 16)) -P $((nodes * 80 + 64))
+fabric_start "$@"
+netfile=$NETFILE
 
 client ibnetdiscover > ibnetdiscover.out 2> ibnetdiscover.err || fail "ibnetdiscover failed: $(cat ibnetdiscover.err)"
 client "$IBSM" discover --stats > ibsm.out 2> ibsm.err || fail "ibsm discover failed: $(cat ibsm.err)"

@@ -1,6 +1,7 @@
 # Shared helpers for end-to-end tests on ibsim. Source it, then:
 #   e2e_setup NAME          scratch folder, unique socket name, cleanup trap
 #   ibsim_start NETFILE     start ibsim (console on a FIFO for fault injection)
+#   fabric_start NETFILE | --topo KIND ARGS...   a netfile or generated fabric on ibsim
 #   ibsim_cmd 'Unlink "sw"[3]'   send a console command
 #   client CMD ARGS...      run a umad client (diag tool, opensm, ibsm) on the simulator
 #   fail MESSAGE            print and exit 1
@@ -52,6 +53,22 @@ ibsim_start() {
 }
 
 ibsim_cmd() { echo "$*" >console; sleep 0.2; }
+
+# fabric_start NETFILE | --topo KIND [topo args...]: the netfile (or a fabric
+# `ibsm topo` generates into fabric.net) on a fresh ibsim sized beyond its
+# defaults; sets NETFILE.
+fabric_start() {
+  if [[ $1 == --topo ]]; then
+    shift
+    "$IBSM" topo "$@" -o fabric.net
+    NETFILE=$PWD/fabric.net
+  else
+    NETFILE=$1
+  fi
+  local nodes
+  nodes=$(grep -cE '^(Switch|Hca|Ca|Rt)' "$NETFILE")
+  ibsim_start "$NETFILE" -N $((nodes + 16)) -S $((nodes + 16)) -P $((nodes * 80 + 64))
+}
 
 # Runs a client attached to the simulator; SIM_HOST may be set by the caller.
 client() { LD_PRELOAD="$UMAD2SIM" "$@"; }

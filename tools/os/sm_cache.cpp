@@ -37,21 +37,30 @@ Status write_atomically(const std::filesystem::path& path, const std::string& te
   return {};
 }
 
-void parse_switch_tables(const std::string& text, const std::string& source, SweepState& state,
-                         std::vector<std::string>& warnings) {
+// Calls fn(line, number) for every line of `text` that is neither blank
+// nor a '#' comment: the shape of every cache file.
+template <typename Fn>
+void for_each_record(const std::string& text, Fn&& fn) {
   std::istringstream in(text);
   std::string line;
   int number = 0;
   while (std::getline(in, line)) {
     ++number;
     if (line.empty() || line[0] == '#') continue;
+    fn(line, number);
+  }
+}
+
+void parse_switch_tables(const std::string& text, const std::string& source, SweepState& state,
+                         std::vector<std::string>& warnings) {
+  for_each_record(text, [&](const std::string& line, int number) {
     std::istringstream fields(line);
     std::string guid, hex;
     unsigned lid = 0, top = 0;
     if (!(fields >> guid >> lid >> top >> hex) || hex.size() % 2 != 0 || hex.size() / 2 != size_t{top} + 1 ||
         lid > 0xFFFF || top > 0xFFFF) {
       warnings.push_back(fmt::format("{}:{}: malformed switch table line, ignored", source, number));
-      continue;
+      return;
     }
     SwitchMemory m;
     m.lid = Lid{static_cast<uint16_t>(lid)};
@@ -67,10 +76,10 @@ void parse_switch_tables(const std::string& text, const std::string& source, Swe
     ok = ok && std::sscanf(guid.c_str(), "%" SCNx64, &g) == 1;
     if (!ok) {
       warnings.push_back(fmt::format("{}:{}: malformed switch table line, ignored", source, number));
-      continue;
+      return;
     }
     state.switches[Guid{g}] = std::move(m);
-  }
+  });
 }
 
 std::string format_fields(const ManagedPortFields& f) {
@@ -98,12 +107,7 @@ bool parse_fields(const std::string& text, ManagedPortFields& f) {
 
 void parse_port_settings(const std::string& text, const std::string& source, SweepState& state,
                          std::vector<std::string>& warnings) {
-  std::istringstream in(text);
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty() || line[0] == '#') continue;
+  for_each_record(text, [&](const std::string& line, int number) {
     std::istringstream fields(line);
     std::string guid, asked, held;
     unsigned port = 0;
@@ -113,10 +117,10 @@ void parse_port_settings(const std::string& text, const std::string& source, Swe
         std::sscanf(guid.c_str(), "%" SCNx64, &g) != 1 || !parse_fields(asked, m.asked) ||
         !parse_fields(held, m.held)) {
       warnings.push_back(fmt::format("{}:{}: malformed port settings line, ignored", source, number));
-      continue;
+      return;
     }
     state.ports[Guid{g}][static_cast<uint8_t>(port)] = m;
-  }
+  });
 }
 
 // Reads `name` in `base` if it exists and hands its text to `parse`.
