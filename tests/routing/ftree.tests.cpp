@@ -30,38 +30,24 @@ using testing::assign_lids;
 using testing::cable_up;
 using testing::must;
 
-constexpr uint32_t kNoLevel = UINT32_MAX;
+constexpr uint32_t kNoLevel = testing::kFar;
 
 // The test's own view of the tree, from the Fabric (not from RoutingGraph or
 // the engine): by NodeIndex, the level of every switch (0: it has a CA),
 // kNoLevel for CAs and switches no leaf reaches.
 std::vector<uint32_t> tree_levels(const Fabric& f) {
-  std::vector<uint32_t> level(f.node_count(), kNoLevel);
-  std::queue<uint32_t> todo;
+  std::vector<uint32_t> leaves;
   for (uint32_t n = 0; n < f.node_count(); ++n) {
     const Node& node = f.node(NodeIndex{n});
     if (!node.is_switch()) continue;
     for (unsigned p = 1; p <= node.num_ports; ++p) {
       if (cable_up(f, NodeIndex{n}, p) && !f.node(node.port(static_cast<uint8_t>(p)).remote_node).is_switch()) {
-        level[n] = 0;
-        todo.push(n);
+        leaves.push_back(n);
         break;
       }
     }
   }
-  while (!todo.empty()) {
-    const uint32_t at = todo.front();
-    todo.pop();
-    const Node& node = f.node(NodeIndex{at});
-    for (unsigned p = 1; p <= node.num_ports; ++p) {
-      if (!cable_up(f, NodeIndex{at}, p)) continue;
-      const uint32_t next = node.port(static_cast<uint8_t>(p)).remote_node.value;
-      if (!f.node(NodeIndex{next}).is_switch() || level[next] != kNoLevel) continue;
-      level[next] = level[at] + 1;
-      todo.push(next);
-    }
-  }
-  return level;
+  return testing::switch_distances(f, leaves);
 }
 
 // The switch (node) at the other end of switch port (n, p), if it is a switch behind a usable cable.

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <queue>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,6 +73,31 @@ inline bool cable_up(const Fabric& f, NodeIndex n, unsigned p) {
 
 inline constexpr uint32_t kFar = UINT32_MAX;
 
+// Breadth-first hop distances from the switches `sources` (distance 0) to
+// every switch over usable switch-to-switch cables (CAs do not forward); kFar
+// for CAs and unreached switches. Indexed by NodeIndex.
+inline std::vector<uint32_t> switch_distances(const Fabric& f, std::span<const uint32_t> sources) {
+  std::vector<uint32_t> d(f.node_count(), kFar);
+  std::queue<uint32_t> todo;
+  for (uint32_t s : sources) {
+    d[s] = 0;
+    todo.push(s);
+  }
+  while (!todo.empty()) {
+    const uint32_t at = todo.front();
+    todo.pop();
+    const Node& node = f.node(NodeIndex{at});
+    for (unsigned p = 1; p <= node.num_ports; ++p) {
+      if (!cable_up(f, NodeIndex{at}, p)) continue;
+      const uint32_t next = node.port(static_cast<uint8_t>(p)).remote_node.value;
+      if (!f.node(NodeIndex{next}).is_switch() || d[next] != kFar) continue;
+      d[next] = d[at] + 1;
+      todo.push(next);
+    }
+  }
+  return d;
+}
+
 // Shortest distances in cables between every two switches, over usable
 // switch-to-switch cables (CAs do not forward). Indexed by NodeIndex.
 class Oracle {
@@ -79,23 +105,8 @@ class Oracle {
   explicit Oracle(const Fabric& f) : f_(f), dist_(f.node_count()) {
     for (uint32_t s = 0; s < f.node_count(); ++s) {
       if (!f.node(NodeIndex{s}).is_switch()) continue;
-      std::vector<uint32_t>& d = dist_[s];
-      d.assign(f.node_count(), kFar);
-      d[s] = 0;
-      std::queue<uint32_t> todo;
-      todo.push(s);
-      while (!todo.empty()) {
-        const uint32_t at = todo.front();
-        todo.pop();
-        const Node& node = f.node(NodeIndex{at});
-        for (unsigned p = 1; p <= node.num_ports; ++p) {
-          if (!cable_up(f, NodeIndex{at}, p)) continue;
-          const uint32_t next = node.port(static_cast<uint8_t>(p)).remote_node.value;
-          if (!f.node(NodeIndex{next}).is_switch() || d[next] != kFar) continue;
-          d[next] = d[at] + 1;
-          todo.push(next);
-        }
-      }
+      const uint32_t source[] = {s};
+      dist_[s] = switch_distances(f, source);
     }
   }
 
