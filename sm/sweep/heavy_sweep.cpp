@@ -6,56 +6,13 @@
 #include "mad/wire/linear_forwarding_table.h"
 #include "mad/wire/p_key_table.h"
 #include "mad/wire/smp.h"
+#include "sm/sweep/smp_issuer.h"
 
 namespace ibsm {
 namespace {
 
 constexpr uint8_t kNoRoute = 0xFF;
 constexpr size_t kLftBlock = wire::lft_block_size;
-
-// Sends SMP Sets and Gets along DR paths and turns failures into problems
-// named by GUID and port, so one bad node never stops the sweep.
-class SmpIssuer {
- public:
-  SmpIssuer(MadDispatcher& d, std::vector<std::string>& problems, LogSink& log)
-      : d_(d), problems_(problems), log_(log) {}
-
-  using OnData = std::function<void(std::span<const uint8_t>)>;
-
-  template <typename Attr>
-  void set(const DrPath& path, uint16_t attr_id, uint32_t mod, const Attr& value, std::string what, OnData ok = {}) {
-    std::array<uint8_t, wire::smp_data_size> payload{};
-    wire::encode(value, payload);
-    send(wire::method::set, path, attr_id, mod, payload, std::move(what), std::move(ok));
-  }
-  void get(const DrPath& path, uint16_t attr_id, uint32_t mod, std::string what, OnData ok) {
-    send(wire::method::get, path, attr_id, mod, {}, std::move(what), std::move(ok));
-  }
-  void run() { d_.run_until_idle(); }
-
- private:
-  void send(uint8_t method, const DrPath& path, uint16_t attr_id, uint32_t mod, std::span<const uint8_t> payload,
-            std::string what, OnData ok) {
-    MadPacket p;
-    p.data = wire::build_dr_smp(method, attr_id, mod, 0, path, payload);
-    d_.submit(p, [this, what = std::move(what), ok = std::move(ok), path](Result<MadPacket> r) {
-      if (!r.ok()) return fail(what, path, r.status().message());
-      auto smp = wire::parse_smp(r->data);
-      if (!smp.ok()) return fail(what, path, "unreadable response: " + smp.status().message());
-      if (smp->status() != 0) return fail(what, path, fmt::format("status 0x{:04x}", smp->status()));
-      if (ok) ok(smp->data());
-    });
-  }
-  void fail(const std::string& what, const DrPath& path, const std::string& why) {
-    std::string line = fmt::format("{} (dr path {}): {}", what, path, why);
-    log(log_, LogLevel::error, Subsystem::sweep, "{}", line);
-    problems_.push_back(std::move(line));
-  }
-
-  MadDispatcher& d_;
-  std::vector<std::string>& problems_;
-  LogSink& log_;
-};
 
 std::string port_name(const Node& n, uint8_t port) {
   return fmt::format("{} {} port {}", n.is_switch() ? "switch" : "ca", n.node_guid, port);
@@ -64,7 +21,13 @@ std::string port_name(const Node& n, uint8_t port) {
 class HeavySweep {
  public:
   HeavySweep(MadDispatcher& d, const Clock& clock, SweepState& state, const SweepConfig& config, LogSink& log)
-      : d_(d), clock_(clock), state_(state), config_(config), log_(log), smp_(d, report_.problems, log) {}
+      : d_(d), clock_(clock), state_(state), config_(config), log_(log),
+        smp_(d, [this](const std::string& what, const DrPath& path, const std::string& why) {
+          // Named by GUID and port; the rest of the fabric is still configured.
+          std::string line = fmt::format("{} (dr path {}): {}", what, path, why);
+          ibsm::log(log_, LogLevel::error, Subsystem::sweep, "{}", line);
+          report_.problems.push_back(std::move(line));
+        }) {}
 
   Result<SweepReport> run() {
     phase("discover", [&] { discover(); });

@@ -5,13 +5,18 @@
 #include "mad/wire/port_info.h"
 #include "mad/wire/smp.h"
 #include "mad/wire/switch_info.h"
+#include "sm/sweep/smp_issuer.h"
 
 namespace ibsm {
 namespace {
 
 class LightSweep {
  public:
-  LightSweep(MadDispatcher& d, const SweepReport& last, LogSink& log) : d_(d), last_(last), log_(log) {}
+  LightSweep(MadDispatcher& d, const SweepReport& last, LogSink& log)
+      : d_(d), last_(last), log_(log),
+        smp_(d, [this](const std::string& what, const DrPath&, const std::string& why) {
+          changed(what + (why.starts_with("status") || why.starts_with("unreadable") ? " answered with an error" : " does not answer: " + why));
+        }) {}
 
   LightSweepResult run() {
     const Fabric& f = last_.configured;
@@ -21,7 +26,7 @@ class LightSweep {
       if (node.is_switch()) check_switch(node, last_.discovery.paths[i]);
     }
     check_endpoint_ports();
-    d_.run_until_idle();
+    smp_.run();
     result_.mads = d_.stats().sent - sent0;
     if (result_.changed) log(log_, LogLevel::info, Subsystem::sweep, "light sweep: {}", result_.reason);
     return result_;
@@ -34,21 +39,9 @@ class LightSweep {
     result_.reason = std::move(why);
   }
 
-  void get(const DrPath& path, uint16_t attr, uint32_t mod, std::string what,
-           std::function<void(std::span<const uint8_t>)> ok) {
-    MadPacket p;
-    p.data = wire::build_dr_smp(wire::method::get, attr, mod, 0, path, {});
-    d_.submit(p, [this, what = std::move(what), ok = std::move(ok)](Result<MadPacket> r) {
-      if (!r.ok()) return changed(what + " does not answer: " + r.status().message());
-      auto smp = wire::parse_smp(r->data);
-      if (!smp.ok() || smp->status() != 0) return changed(what + " answered with an error");
-      ok(smp->data());
-    });
-  }
-
   void check_switch(const Node& node, const DrPath& path) {
     std::string what = fmt::format("switch {}", node.node_guid);
-    get(path, wire::smp_attr::switch_info, 0, what, [this, what](std::span<const uint8_t> data) {
+    smp_.get(path, wire::smp_attr::switch_info, 0, what, [this, what](std::span<const uint8_t> data) {
       auto si = wire::decode_switch_info(data);
       if (!si.ok()) return changed(what + ": unreadable SwitchInfo");
       if (si->port_state_change) changed(what + ": a port changed state");
@@ -73,7 +66,7 @@ class LightSweep {
     const Port& want = node.port(p);
     std::string what = node.is_switch() ? fmt::format("switch {}", node.node_guid)
                                         : fmt::format("ca {} port {}", node.node_guid, p);
-    get(path, wire::smp_attr::port_info, p, what, [this, what, want, p](std::span<const uint8_t> data) {
+    smp_.get(path, wire::smp_attr::port_info, p, what, [this, what, want, p](std::span<const uint8_t> data) {
       auto pi = wire::decode_port_info(data);
       if (!pi.ok()) return changed(what + ": unreadable PortInfo");
       if (pi->lid != want.base_lid || pi->lmc != want.lmc)
@@ -87,6 +80,7 @@ class LightSweep {
   const SweepReport& last_;
   LogSink& log_;
   LightSweepResult result_;
+  SmpIssuer smp_;
 };
 
 }  // namespace

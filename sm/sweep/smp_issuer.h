@@ -1,0 +1,48 @@
+// Sends directed-route SMP Gets and Sets through the dispatcher and hands
+// each good answer's payload on; a failure (no answer, an unreadable answer,
+// an error status) goes to one handler with what was asked and where, so one
+// bad node never stops a sweep. Shared by the heavy and the light sweep.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+
+#include "mad/base/types.h"
+#include "mad/dispatcher.h"
+#include "mad/wire/constants.h"
+#include "mad/wire/smp.h"
+
+namespace ibsm {
+
+class SmpIssuer {
+ public:
+  using OnData = std::function<void(std::span<const uint8_t>)>;
+  // (what was asked, where, why it failed)
+  using OnFailure = std::function<void(const std::string&, const DrPath&, const std::string&)>;
+
+  SmpIssuer(MadDispatcher& d, OnFailure on_failure) : d_(d), on_failure_(std::move(on_failure)) {}
+
+  template <typename Attr>
+  void set(const DrPath& path, uint16_t attr_id, uint32_t mod, const Attr& value, std::string what, OnData ok = {}) {
+    std::array<uint8_t, wire::smp_data_size> payload{};
+    wire::encode(value, payload);
+    send(wire::method::set, path, attr_id, mod, payload, std::move(what), std::move(ok));
+  }
+  void get(const DrPath& path, uint16_t attr_id, uint32_t mod, std::string what, OnData ok) {
+    send(wire::method::get, path, attr_id, mod, {}, std::move(what), std::move(ok));
+  }
+  // Waits until every SMP sent is answered or has failed.
+  void run() { d_.run_until_idle(); }
+
+ private:
+  void send(uint8_t method, const DrPath& path, uint16_t attr_id, uint32_t mod, std::span<const uint8_t> payload,
+            std::string what, OnData ok);
+
+  MadDispatcher& d_;
+  OnFailure on_failure_;
+};
+
+}  // namespace ibsm
