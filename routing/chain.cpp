@@ -96,9 +96,10 @@ Result<RoutingOutcome> run_engine_chain(const EngineRegistry& registry, const En
                                                reasons.empty() ? "the chain is empty" : reasons));
 }
 
-Result<RoutingOutcome> route_snapshot(const Fabric& snapshot, std::string_view chain_text, LogSink& log) {
+Result<RoutingOutcome> route_snapshot(const Fabric& snapshot, std::string_view chain_text, LogSink& log,
+                                      const EngineSettings& settings) {
   EngineRegistry registry;
-  IBSM_RETURN_IF_ERROR(register_builtin_engines(registry));
+  IBSM_RETURN_IF_ERROR(register_builtin_engines(registry, settings));
   Result<EngineChain> chain = parse_engine_chain(chain_text, registry);
   if (!chain.ok()) return chain.status();
   Result<RoutingGraph> graph = RoutingGraph::build(snapshot);

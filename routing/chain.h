@@ -49,8 +49,9 @@ struct RoutingOutcome {
 Result<RoutingOutcome> run_engine_chain(const EngineRegistry& registry, const EngineChain& chain,
                                         const RoutingInput& input);
 
-// The whole routing step for one snapshot: the built-in engines, the shared
-// graph built once, the chain parsed from `chain_text`.
-Result<RoutingOutcome> route_snapshot(const Fabric& snapshot, std::string_view chain_text, LogSink& log);
+// The whole routing step for one snapshot: the built-in engines configured
+// by `settings`, the shared graph built once, the chain parsed from `chain_text`.
+Result<RoutingOutcome> route_snapshot(const Fabric& snapshot, std::string_view chain_text, LogSink& log,
+                                      const EngineSettings& settings = {});
 
 }  // namespace ibsm::routing

@@ -1,5 +1,6 @@
 #include "routing/graph.h"
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
 
@@ -51,12 +52,19 @@ Result<RoutingGraph> RoutingGraph::build(const Fabric& fabric) {
   RoutingGraph g;
   g.fabric_ = &fabric;
 
-  g.switch_of_node_.assign(fabric.node_count(), kNoSwitch);
+  // Switches in node GUID order: engines walk switches and destinations in
+  // id order and break ties by it, so this makes the tables a function of
+  // the fabric alone, not of the order discovery happened to find the nodes
+  // in (which depends on where the SM sits and on reply timing). `ibsm
+  // route` on a netfile and the daemon on the live fabric then agree.
   for (uint32_t n = 0; n < fabric.node_count(); ++n) {
-    if (!fabric.node(NodeIndex{n}).is_switch()) continue;
-    g.switch_of_node_[n] = static_cast<SwitchId>(g.switch_nodes_.size());
-    g.switch_nodes_.push_back(NodeIndex{n});
+    if (fabric.node(NodeIndex{n}).is_switch()) g.switch_nodes_.push_back(NodeIndex{n});
   }
+  std::sort(g.switch_nodes_.begin(), g.switch_nodes_.end(), [&](NodeIndex a, NodeIndex b) {
+    return fabric.node(a).node_guid.value < fabric.node(b).node_guid.value;
+  });
+  g.switch_of_node_.assign(fabric.node_count(), kNoSwitch);
+  for (SwitchId sw = 0; sw < g.switch_nodes_.size(); ++sw) g.switch_of_node_[g.switch_nodes_[sw].value] = sw;
 
   // LID owners: reject ranges outside the unicast space and overlaps, which
   // no forwarding table could honour.

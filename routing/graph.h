@@ -3,7 +3,8 @@
 // hangs off. Built once per snapshot and shared by every engine (DESIGN.md:
 // no engine builds its own private copy of the fabric).
 //
-// Vertices are the snapshot's switches, numbered densely in node order.
+// Vertices are the snapshot's switches, numbered densely in node GUID order
+// (not node order: see build()).
 // Every usable cable between two switches gives two directed edges, one out
 // of each end; a switch's out-edges are in port order, so parallel cables
 // stay separate out-ports and an edge index names one (switch, port).
@@ -38,7 +39,7 @@ struct SwitchEdge {
 };
 using SwitchGraph = boost::compressed_sparse_row_graph<boost::directedS, SwitchVertex, SwitchEdge,
                                                        boost::no_property, uint32_t, uint32_t>;
-// A vertex of SwitchGraph: a switch numbered densely in node order.
+// A vertex of SwitchGraph: a switch numbered densely in node GUID order.
 using SwitchId = uint32_t;
 inline constexpr SwitchId kNoSwitch = UINT32_MAX;
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "routing/chain.h"
+#include "routing/file_engine.h"
 #include "routing/ftree.h"
 #include "routing/minhop.h"
 #include "routing/updn.h"
@@ -41,11 +42,16 @@ std::vector<std::string> EngineRegistry::names() const {
   return out;
 }
 
-Status register_builtin_engines(EngineRegistry& registry) {
+Status register_builtin_engines(EngineRegistry& registry, const EngineSettings& settings) {
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kMinHopName), [] { return std::make_unique<MinHopEngine>(); }));
-  IBSM_RETURN_IF_ERROR(registry.add(std::string(kUpDnName), [] { return std::make_unique<UpDnEngine>(); }));
+  IBSM_RETURN_IF_ERROR(registry.add(std::string(kUpDnName), [roots = settings.updn_roots] {
+    return std::make_unique<UpDnEngine>(UpDnOptions{roots});
+  }));
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kDnUpName), [] { return std::make_unique<DnUpEngine>(); }));
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kFatTreeName), [] { return std::make_unique<FatTreeEngine>(); }));
+  IBSM_RETURN_IF_ERROR(registry.add(std::string(kFileName), [dump = settings.lft_file, name = settings.lft_file_name] {
+    return std::make_unique<FileEngine>(dump, name);
+  }));
   return {};
 }
 

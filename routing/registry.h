@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "mad/base/status.h"
+#include "mad/base/types.h"
 #include "routing/engine.h"
+#include "sm/dump/lft_dump.h"
 
 namespace ibsm::routing {
 
@@ -34,8 +36,19 @@ class EngineRegistry {
   std::vector<Entry> entries_;  // a handful: a linear search is the simplest map
 };
 
-// Registers every engine built into ibsm (minhop, ...). Fails when one of
-// their names is taken already, e.g. when called twice.
-Status register_builtin_engines(EngineRegistry& registry);
+// What the built-in engines take from the configuration, read by the caller
+// (the core opens no files).
+struct EngineSettings {
+  // updn's root switches by node GUID (root_guid_file, -a); empty: automatic.
+  std::vector<Guid> updn_roots;
+  // The file engine's tables (lfts_file, -U) and the file's name for messages.
+  std::shared_ptr<const LftDump> lft_file;
+  std::string lft_file_name;
+};
+
+// Registers every engine built into ibsm (minhop, updn, dnup, ftree, sssp,
+// file), configured by `settings`. Fails when one of their names is taken
+// already, e.g. when called twice.
+Status register_builtin_engines(EngineRegistry& registry, const EngineSettings& settings = {});
 
 }  // namespace ibsm::routing

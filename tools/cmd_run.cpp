@@ -22,6 +22,7 @@
 #include "sm/sweep/routing_step.h"
 #include "tools/args.h"
 #include "tools/command.h"
+#include "tools/os/engine_files.h"
 #include "tools/os/file_log.h"
 #include "tools/os/files.h"
 #include "tools/os/sm_cache.h"
@@ -49,7 +50,12 @@ constexpr const char* kUsage =
     "  -r, --reassign_lids      assign every LID afresh [reassign_lids]\n"
     "  -s, --sweep N            seconds between light sweeps, 0: none [sweep_interval]\n"
     "  -p, --priority N         SM priority 0-15 [sm_priority]\n"
-    "  -R, --routing_engine L   routing engines to try, comma separated [routing_engine]\n"
+    "  -R, --routing_engine L   routing engines to try, comma separated: minhop, updn,\n"
+    "                           dnup, ftree, sssp, file; then minhop unless no_fallback\n"
+    "                           is listed [routing_engine]\n"
+    "  -a, --root_guid_file F   updn's root switches, one node GUID per line [root_guid_file]\n"
+    "  -U, --lfts_file F        the file engine's tables: dump_lfts output or\n"
+    "                           opensm-lfts.dump [lfts_file]\n"
     "  -f, --log_file FILE      log to FILE instead of standard error [log_file]\n"
     "  -t, --timeout MS         SMP answer timeout [transaction_timeout]\n"
     "      --retries N          further attempts after a timeout [transaction_retries]\n"
@@ -99,6 +105,8 @@ constexpr FlagKey kFlagKeys[] = {
     {"--sweep", "-s", "sweep_interval", true},
     {"--priority", "-p", "sm_priority", true},
     {"--routing_engine", "-R", "routing_engine", true},
+    {"--root_guid_file", "-a", "root_guid_file", true},
+    {"--lfts_file", "-U", "lfts_file", true},
     {"--log_file", "-f", "log_file", true},
     {"--timeout", "-t", "transaction_timeout", true},
     {"--retries", "", "transaction_retries", true},
@@ -151,11 +159,12 @@ void print_summary(const SweepReport& r, Micros elapsed) {
 
 // One heavy sweep with its logging, cache and dumps. Returns subnet up; the
 // report stays in `last` for the light sweeps that follow.
-bool sweep_once(MadDispatcher& d, const Clock& clock, SweepState& state, const SmConfig& config, LogSink& log,
-                SmAgent& agent, bool print, std::optional<SweepReport>& last) {
+bool sweep_once(MadDispatcher& d, const Clock& clock, SweepState& state, const SmConfig& config,
+                const routing::EngineSettings& engines, LogSink& log, SmAgent& agent, bool print,
+                std::optional<SweepReport>& last) {
   last.reset();
   SweepConfig sc = sweep_config(config);
-  auto route = make_route_function(config.routing_engine, log);
+  auto route = make_route_function(config.routing_engine, log, engines);
   if (!route.ok()) {
     ibsm::log(log, LogLevel::error, Subsystem::routing, "{}", route.status().message());
     if (print) std::printf("SUBNET NOT UP: %s\n", route.status().message().c_str());
@@ -249,6 +258,11 @@ int cmd_run(int argc, char** argv) {
     return s.ok() ? 0 : 1;
   }
 
+  auto engines = load_engine_files(config.root_guid_file, config.lfts_file);
+  if (!engines.ok()) {
+    std::fprintf(stderr, "ibsm run: %s\n", engines.status().message().c_str());
+    return 2;
+  }
   FileLogSink log(level_of(config.log_level));
   if (Status s = log.open(config.log_file); !s.ok()) {
     std::fprintf(stderr, "ibsm run: %s\n", s.message().c_str());
@@ -282,7 +296,7 @@ int cmd_run(int argc, char** argv) {
     bool up = false;
     std::optional<SweepReport> last;
     for (int64_t i = 0; i < (sweeps ? *sweeps : 1); ++i)
-      up = sweep_once(d, sim.clock(), state, config, log, agent, true, last);
+      up = sweep_once(d, sim.clock(), state, config, *engines, log, agent, true, last);
     return up ? 0 : 1;
   }
 
@@ -300,7 +314,7 @@ int cmd_run(int argc, char** argv) {
   SmAgent agent(d, {(*transport)->local_port().port_guid, config.sm_key, config.sm_priority}, log);
   install_signals();
   std::optional<SweepReport> last;
-  bool up = sweep_once(d, clock, state, config, log, agent, once, last);
+  bool up = sweep_once(d, clock, state, config, *engines, log, agent, once, last);
   if (once) return up ? 0 : 1;
 
   // The daemon: answer requests between sweeps; every sweep_interval a light
@@ -324,7 +338,7 @@ int cmd_run(int argc, char** argv) {
     if (heavy) {
       if (g_resweep) ibsm::log(log, LogLevel::info, Subsystem::tools, "SIGHUP: heavy sweep");
       g_resweep = 0;
-      up = sweep_once(d, clock, state, config, log, agent, false, last);
+      up = sweep_once(d, clock, state, config, *engines, log, agent, false, last);
       Micros interval = up && config.sweep_interval > 0 ? Micros{config.sweep_interval} * 1'000'000 : 1'000'000;
       next_sweep = clock.now() + interval;
       continue;

@@ -12,6 +12,7 @@ using ibsm::tools::Command;
 constexpr Command kCommands[] = {
     {"discover", "discover the fabric with directed-route SMPs and print it", ibsm::tools::cmd_discover},
     {"run", "run the subnet manager (daemon, or -o to configure once)", ibsm::tools::cmd_run},
+    {"route", "route a topology file offline and write the forwarding tables", ibsm::tools::cmd_route},
     {"check", "trace every pair through forwarding tables read from a dump", ibsm::tools::cmd_check},
     {"topo", "write a generated fabric as a topology file (netfile)", ibsm::tools::cmd_topo},
 };

@@ -34,6 +34,8 @@ struct SmConfig {
   uint32_t transaction_retries = 3;       // transaction_retries (--retries)
   uint32_t max_wire_smps = 16;            // max_wire_smps (--maxsmps): SMPs in flight
   std::string routing_engine = "minhop";  // routing_engine (-R)
+  std::string root_guid_file;             // root_guid_file (-a): updn's root switches
+  std::string lfts_file;                  // lfts_file (-U): the file engine's tables
   std::string log_file;                   // log_file (-f); empty: stderr
   uint32_t log_level = 2;                 // ibsm: 0 error .. 4 trace
   std::string cache_dir = "/var/cache/ibsm";  // guid2lid and switch-table caches

@@ -28,12 +28,14 @@
 #include <cstdint>
 #include <istream>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "mad/base/status.h"
 #include "mad/base/types.h"
+#include "sm/fabric/fabric.h"
 
 namespace ibsm {
 
@@ -76,5 +78,15 @@ struct LftDump {
 };
 
 Result<LftDump> parse_lft_dump(std::istream& in, std::string_view source_name);
+
+// Writes `lfts` (by NodeIndex, indexed by LID, 0xFF: no route) in the
+// diag-tools format, as `ibroute <switch lid>` prints each switch and the
+// way `dump_lfts` collects them: a header naming the switch by LID, one line
+// per LID with a route ("0x0005 003 : (Channel Adapter portguid 0x...: 'h1')",
+// "(path #2 out of 4: portguid 0x...)" for the further LIDs of an LMC
+// block), and "N valid lids dumped". Every switch of `fabric` is listed, in
+// node order, each up to the subnet's top LID. parse_lft_dump reads it back,
+// and so does OpenSM's file engine (-U).
+void write_lft_dump(const Fabric& fabric, const std::vector<std::vector<uint8_t>>& lfts, std::ostream& out);
 
 }  // namespace ibsm

@@ -5,12 +5,16 @@
 #include <string>
 
 #include "mad/base/log.h"
+#include "routing/registry.h"
 #include "sm/sweep/heavy_sweep.h"
 
 namespace ibsm {
 
 // Checks `chain_text` ("minhop", "updn,minhop", "ftree,no_fallback") now, so a
-// bad engine name fails at start rather than at the first sweep.
-Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink& log);
+// bad engine name fails at start rather than at the first sweep. `settings`
+// carries what the engines read from files (updn's roots, the file engine's
+// tables), loaded by the caller.
+Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink& log,
+                                          const routing::EngineSettings& settings = {});
 
 }  // namespace ibsm

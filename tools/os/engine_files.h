@@ -1,0 +1,16 @@
+// Reads the files the routing engines take (updn's root GUID file, the file
+// engine's LFT dump) into the EngineSettings the core uses: the core opens no
+// files. Shared by `ibsm run` and `ibsm route`.
+#pragma once
+
+#include <string>
+
+#include "mad/base/status.h"
+#include "routing/registry.h"
+
+namespace ibsm {
+
+// Either path may be empty (not configured). Errors name the file and line.
+Result<routing::EngineSettings> load_engine_files(const std::string& root_guid_file, const std::string& lfts_file);
+
+}  // namespace ibsm
