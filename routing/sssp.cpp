@@ -1,0 +1,217 @@
+#include "routing/sssp.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace ibsm::routing {
+
+namespace {
+
+constexpr uint64_t kFar = UINT64_MAX;
+constexpr uint32_t kNoEdge = UINT32_MAX;
+
+// Routes every destination LID of a graph, one Dijkstra search each, and
+// writes the tables. Every array is sized once and reused by every search.
+//
+// Edges are searched backward: the search starts at the destination's
+// switch u and reaches a neighbour v through u's out-edge e = (u -> v); the
+// route it finds is v's channel back to u, which leaves v on e's remote
+// port. So the weights are kept by the index of e (weight_[e] is the weight
+// of the channel target(e) -> source(e)), and the inner loop reads them in
+// edge order.
+class SsspRouter {
+ public:
+  SsspRouter(const RoutingGraph& graph, UnicastTables& tables) : graph_(graph), switches_(graph.switch_count()) {
+    const uint32_t edges = graph.edge_count();
+    lft_.resize(switches_);
+    for (SwitchId sw = 0; sw < switches_; ++sw) lft_[sw] = tables.lfts[graph.node_of(sw).value].data();
+
+    edge_source_.resize(edges);
+    arrive_port_.resize(edges);
+    for (SwitchId sw = 0; sw < switches_; ++sw) {
+      for (uint32_t e = graph.edge_begin(sw); e < graph.edge_begin(sw + 1); ++e) edge_source_[e] = sw;
+    }
+    const SwitchGraph& g = graph.graph();
+    for (const auto e : boost::make_iterator_range(boost::edges(g))) {
+      arrive_port_[boost::get(boost::edge_index, g, e)] = g[e].remote_port;
+    }
+
+    // Sources: endpoint ports (one each, whatever their LMC); data LIDs:
+    // every LID of those ports.
+    sources_.assign(switches_, 0);
+    uint64_t endpoint_ports = 0, endpoint_lids = 0;
+    uint32_t most_lids = 1;
+    for (SwitchId sw = 0; sw < switches_; ++sw) {
+      for (const Destination& d : graph.destinations_of(sw)) {
+        most_lids = std::max(most_lids, d.lid_count());
+        if (d.port == 0) continue;
+        ++sources_[sw];
+        ++endpoint_ports;
+        endpoint_lids += d.lid_count();
+      }
+    }
+    // One LID adds at most `endpoint_ports` to a channel; the penalty
+    // outweighs a few LIDs' worth of imbalance between alternatives.
+    penalty_ = 4 * std::max<uint64_t>(endpoint_ports, 1);
+    // A hop outweighs the most load a channel can carry plus every penalty
+    // a path (at most switches - 1 channels) can collect.
+    hop_weight_ = endpoint_ports * endpoint_lids + penalty_ * (most_lids - 1) * switches_ + 1;
+    weight_.assign(edges, hop_weight_);
+
+    dist_.assign(switches_, kFar);
+    via_.assign(switches_, kNoEdge);
+    carried_.assign(switches_, 0);
+    order_.reserve(switches_);
+    heap_.reserve(switches_);
+    chunk_capacity_ = std::max<size_t>(kChunkLids, most_lids);
+    staging_.resize(chunk_capacity_ * switches_);
+    chunk_lids_.reserve(chunk_capacity_);
+  }
+
+  void run() {
+    for (const Destination& d : graph_.destinations()) {
+      if (chunk_lids_.size() + d.lid_count() > chunk_capacity_) flush();
+      penalized_.clear();
+      for (uint32_t k = 0; k < d.lid_count(); ++k) {
+        const bool last = k + 1 == d.lid_count();
+        route_lid(d, static_cast<uint16_t>(d.base.value + k), !last);
+      }
+      // The penalties only keep one port's LIDs apart.
+      for (uint32_t e : penalized_) weight_[e] -= penalty_;
+    }
+    flush();
+  }
+
+ private:
+  static constexpr size_t kChunkLids = 1024;  // LIDs staged before they are written to the tables
+
+  struct HeapEntry {
+    uint64_t dist;
+    SwitchId sw;
+    // std heap functions keep the greatest on top: the nearest switch is the
+    // greatest, ties by the lowest id (the order does not change the trees,
+    // see search(), only keeps the run reproducible step by step).
+    bool operator<(const HeapEntry& o) const { return dist != o.dist ? dist > o.dist : sw > o.sw; }
+  };
+
+  // Dijkstra from `root` over the reversed edges: fills dist_, via_ and the
+  // settle order. Every switch's choice is its cheapest channel toward the
+  // root, ties by its lowest port; that choice does not depend on the order
+  // in which equal distances settle, since all of a switch's neighbours
+  // nearer the root settle before it and each of them offers its channel.
+  void search(SwitchId root) {
+    for (SwitchId sw : order_) {
+      dist_[sw] = kFar;
+      via_[sw] = kNoEdge;
+    }
+    order_.clear();
+    heap_.clear();
+    dist_[root] = 0;
+    heap_.push_back({0, root});
+    while (!heap_.empty()) {
+      std::pop_heap(heap_.begin(), heap_.end());
+      const HeapEntry top = heap_.back();
+      heap_.pop_back();
+      if (top.dist > dist_[top.sw]) continue;  // stale: reached more cheaply since
+      order_.push_back(top.sw);
+      const uint32_t end = graph_.edge_begin(top.sw + 1);
+      for (uint32_t e = graph_.edge_begin(top.sw); e < end; ++e) {
+        const SwitchId v = graph_.edge_target(e);
+        const uint64_t d = top.dist + weight_[e];
+        if (d < dist_[v]) {
+          dist_[v] = d;
+          via_[v] = e;
+          heap_.push_back({d, v});
+          std::push_heap(heap_.begin(), heap_.end());
+        } else if (d == dist_[v] && arrive_port_[e] < arrive_port_[via_[v]]) {
+          via_[v] = e;  // as cheap, on a lower port of v
+        }
+      }
+    }
+  }
+
+  // Routes one LID of `d`: search, table column, loads; with `penalize`
+  // the LID's channels also weigh a penalty until the port is done.
+  void route_lid(const Destination& d, uint16_t lid, bool penalize) {
+    search(d.sw);
+
+    const size_t slot = chunk_lids_.size();
+    chunk_lids_.push_back(lid);
+    uint8_t* column = &staging_[slot * switches_];
+    std::fill(column, column + switches_, kNoRoute);
+    column[d.sw] = d.port;
+    for (size_t i = 1; i < order_.size(); ++i) {
+      const SwitchId sw = order_[i];
+      column[sw] = arrive_port_[via_[sw]];
+    }
+
+    // Every switch's packets for the LID follow its channel toward the
+    // root, carrying those of the switches farther out: a reverse pass in
+    // settle order sees every switch after all switches routed through it.
+    if (d.port != 0) {
+      for (SwitchId sw : order_) carried_[sw] = sources_[sw];
+      for (size_t i = order_.size(); i-- > 1;) {
+        const SwitchId sw = order_[i];
+        const uint32_t e = via_[sw];
+        weight_[e] += carried_[sw];
+        carried_[edge_source_[e]] += carried_[sw];
+      }
+    }
+    if (penalize) {
+      for (size_t i = 1; i < order_.size(); ++i) {
+        const uint32_t e = via_[order_[i]];
+        weight_[e] += penalty_;
+        penalized_.push_back(e);
+      }
+    }
+  }
+
+  // Writes the staged LIDs into the tables, one switch's table at a time.
+  void flush() {
+    const size_t lids = chunk_lids_.size();
+    for (SwitchId sw = 0; sw < switches_; ++sw) {
+      uint8_t* table = lft_[sw];
+      for (size_t slot = 0; slot < lids; ++slot) table[chunk_lids_[slot]] = staging_[slot * switches_ + sw];
+    }
+    chunk_lids_.clear();
+  }
+
+  const RoutingGraph& graph_;
+  const uint32_t switches_;
+  std::vector<uint8_t*> lft_;  // by switch: its table
+
+  std::vector<SwitchId> edge_source_;  // by edge index
+  std::vector<uint8_t> arrive_port_;   // by edge index (u -> v): v's port toward u
+  std::vector<uint32_t> sources_;      // by switch: endpoint ports hanging off it
+  uint64_t hop_weight_ = 1;
+  uint64_t penalty_ = 1;
+  std::vector<uint64_t> weight_;       // by edge index e: the channel target(e) -> source(e)
+  std::vector<uint32_t> penalized_;    // edges carrying a penalty for the current port
+
+  // The search.
+  std::vector<uint64_t> dist_;     // by switch
+  std::vector<uint32_t> via_;      // by switch: the edge it was reached through (its channel reversed)
+  std::vector<SwitchId> order_;    // switches in settle order, the root first
+  std::vector<HeapEntry> heap_;
+  std::vector<uint64_t> carried_;  // by switch: sources whose packets reach it
+
+  // The chunk: staging_[slot * switches_ + sw] is switch sw's port for LID chunk_lids_[slot].
+  size_t chunk_capacity_ = 0;
+  std::vector<uint8_t> staging_;
+  std::vector<uint16_t> chunk_lids_;
+};
+
+}  // namespace
+
+Result<UnicastTables> SsspEngine::compute(const RoutingInput& input) {
+  const RoutingGraph& graph = input.graph;
+  if (graph.switch_count() == 0) return failed_precondition_error("sssp: the fabric has no switch to route");
+  UnicastTables tables = UnicastTables::unrouted(graph);
+  SsspRouter(graph, tables).run();
+  log(input.log, LogLevel::info, Subsystem::routing, "sssp: routed {} destination(s) over {} switch(es)",
+      graph.destinations().size(), graph.switch_count());
+  return tables;
+}
+
+}  // namespace ibsm::routing
