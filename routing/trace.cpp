@@ -33,8 +33,7 @@ struct WalkEnd {
 
 // Follows `dlid` from `source` as the hardware would; visit(node, in, out)
 // sees every switch on the way (out 0 when the switch owns the LID).
-// `reason` is only written when not null, so the all-pairs check formats
-// nothing for the pairs that are fine.
+// `reason` is only written when not null.
 template <typename Visit>
 TraceOutcome walk(const Fabric& fabric, LftSet lfts, uint32_t max_switches, PortRef source, Lid dlid,
                   WalkEnd& end, std::string* reason, Visit&& visit) {
@@ -116,102 +115,6 @@ Trace RouteTracer::trace(PortRef source, Lid dlid) const {
   t.cables = end.cables;
   if (t.outcome == TraceOutcome::delivered) t.destination = end.destination;
   return t;
-}
-
-std::string CheckSummary::to_string() const {
-  return fmt::format(
-      "pairs {}: delivered {}, unreachable {}, looping {}; hops max {} mean {:.2f}; "
-      "routes per switch link max {} mean {:.1f} over {} links",
-      pairs, delivered, unreachable, looping, max_hops, mean_hops, max_link_routes, mean_link_routes, switch_links);
-}
-
-CheckSummary check_all_pairs(const Fabric& fabric, LftSet lfts, const CheckOptions& options) {
-  CheckSummary summary;
-  const uint32_t max_switches = static_cast<uint32_t>(fabric.switch_count());
-
-  // Route counters per (node, port), at port_base[node] + port.
-  std::vector<uint32_t> port_base(fabric.node_count() + 1, 0);
-  for (uint32_t n = 0; n < fabric.node_count(); ++n) {
-    port_base[n + 1] = port_base[n] + fabric.node(NodeIndex{n}).num_ports + 1u;
-  }
-  std::vector<uint64_t> routes(port_base.back(), 0);
-
-  std::vector<PortRef> endpoints;
-  for (uint32_t n = 0; n < fabric.node_count(); ++n) {
-    const Node& node = fabric.node(NodeIndex{n});
-    if (node.is_switch()) continue;
-    for (unsigned p = 1; p <= node.num_ports; ++p) {
-      if (node.port(static_cast<uint8_t>(p)).base_lid.value != 0) {
-        endpoints.push_back({NodeIndex{n}, static_cast<uint8_t>(p)});
-      }
-    }
-  }
-
-  const uint32_t stride = options.source_stride == 0 ? 1 : options.source_stride;
-  std::vector<uint32_t> used;  // counters the current route passes
-  uint64_t total_cables = 0;
-  std::string reason;
-  for (size_t s = 0; s < endpoints.size(); s += stride) {
-    const PortRef source = endpoints[s];
-    for (const PortRef& target : endpoints) {
-      if (target == source) continue;
-      const Port& tp = fabric.node(target.node).port(target.port);
-      const uint32_t lids = options.all_lids ? 1u << tp.lmc : 1u;
-      for (uint32_t i = 0; i < lids; ++i) {
-        const Lid dlid{static_cast<uint16_t>(tp.base_lid.value + i)};
-        ++summary.pairs;
-        used.clear();
-        WalkEnd end;
-        const bool describe = summary.problems.size() < options.max_problems;
-        const TraceOutcome outcome =
-            walk(fabric, lfts, max_switches, source, dlid, end, describe ? &reason : nullptr,
-                 [&](NodeIndex node, uint8_t, uint8_t out) { used.push_back(port_base[node.value] + out); });
-        if (outcome == TraceOutcome::delivered && end.destination != target) {
-          ++summary.unreachable;  // the tables deliver it, but to the wrong port: the LIDs are inconsistent
-          if (describe) {
-            summary.problems.push_back(fmt::format("{} port {} -> lid {}: delivered to {} port {}",
-                                                   fabric.node(source.node).node_guid, source.port, dlid,
-                                                   fabric.node(end.destination.node).node_guid,
-                                                   end.destination.port));
-          }
-          continue;
-        }
-        if (outcome == TraceOutcome::delivered) {
-          ++summary.delivered;
-          summary.max_hops = std::max(summary.max_hops, end.cables);
-          total_cables += end.cables;
-          for (uint32_t id : used) ++routes[id];
-          continue;
-        }
-        ++(outcome == TraceOutcome::loop ? summary.looping : summary.unreachable);
-        if (describe) {
-          summary.problems.push_back(fmt::format("{} port {} -> lid {}: {}: {}", fabric.node(source.node).node_guid,
-                                                 source.port, dlid, trace_outcome_name(outcome), reason));
-        }
-      }
-    }
-  }
-  if (summary.delivered > 0) summary.mean_hops = static_cast<double>(total_cables) / static_cast<double>(summary.delivered);
-
-  // Load on each direction of every usable switch-to-switch cable.
-  uint64_t total_routes = 0;
-  for (uint32_t n = 0; n < fabric.node_count(); ++n) {
-    const Node& node = fabric.node(NodeIndex{n});
-    if (!node.is_switch()) continue;
-    for (unsigned p = 1; p <= node.num_ports; ++p) {
-      const PortRef here{NodeIndex{n}, static_cast<uint8_t>(p)};
-      if (!cable_usable(fabric, here)) continue;
-      if (!fabric.node(node.port(here.port).remote_node).is_switch()) continue;
-      const uint64_t r = routes[port_base[n] + p];
-      ++summary.switch_links;
-      total_routes += r;
-      summary.max_link_routes = std::max(summary.max_link_routes, r);
-    }
-  }
-  if (summary.switch_links > 0) {
-    summary.mean_link_routes = static_cast<double>(total_routes) / static_cast<double>(summary.switch_links);
-  }
-  return summary;
 }
 
 }  // namespace ibsm::routing

@@ -1,8 +1,10 @@
 // The route tracer: follows a packet from a source port to a destination LID
 // hop by hop through the switches' linear forwarding tables, the way the
-// hardware would, over a fabric snapshot. Used by the tests and `ibsm check`;
-// it trusts nothing but the tables and the cables, so it judges any engine's
-// output (or LFTs read back from a live fabric).
+// hardware would, over a fabric snapshot: `ibsm check --trace`, the oracle of
+// the route checker's tests (routing/route_check.h), and the words for the
+// pairs that checker finds failed. It trusts nothing but the tables and the
+// cables, so it judges any engine's output (or LFTs read back from a live
+// fabric).
 #pragma once
 
 #include <cstdint>
@@ -55,36 +57,5 @@ class RouteTracer {
   LftSet lfts_;
   uint32_t max_switches_;
 };
-
-// Every endpoint port (CA and router ports with a LID) to every LID of every
-// other endpoint port.
-struct CheckOptions {
-  // Trace from every n-th source port only (1: all), for big fabrics.
-  uint32_t source_stride = 1;
-  // Destination LIDs per port: all 2^LMC of them, or only the base LID.
-  bool all_lids = true;
-  // How many failed pairs to describe in CheckSummary::problems.
-  size_t max_problems = 10;
-};
-
-struct CheckSummary {
-  uint64_t pairs = 0;
-  uint64_t delivered = 0;
-  uint64_t unreachable = 0;
-  uint64_t looping = 0;
-  uint32_t max_hops = 0;    // cables crossed by the longest delivered route
-  double mean_hops = 0;
-  // Routes (delivered pairs) per direction of every usable switch-to-switch cable.
-  uint64_t switch_links = 0;  // directed: two per cable
-  uint64_t max_link_routes = 0;
-  double mean_link_routes = 0;
-  std::vector<std::string> problems;  // the first failed pairs, readable
-
-  bool all_delivered() const { return delivered == pairs; }
-  // One line: "pairs 240: delivered 240, unreachable 0, looping 0; hops max 4 mean 3.1; ..."
-  std::string to_string() const;
-};
-
-CheckSummary check_all_pairs(const Fabric& fabric, LftSet lfts, const CheckOptions& options = {});
 
 }  // namespace ibsm::routing

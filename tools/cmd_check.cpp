@@ -1,9 +1,12 @@
 // ibsm check: judges forwarding tables against a topology. Reads a topology
-// (an ibsim netfile or ibnetdiscover output, whose LIDs it takes) and LFTs
-// (dump_lfts/ibroute output or OpenSM's opensm-lfts.dump), traces every
-// CA-to-CA pair hop by hop through the tables, and reports what is delivered,
-// unreachable or looping, hop counts and routes per switch-to-switch link.
-// Exit status 1 when a pair is not delivered.
+// (an ibsim netfile or ibnetdiscover output, whose LIDs it takes, or LIDs
+// from a guid2lid file) and LFTs (dump_lfts/ibroute output or OpenSM's
+// opensm-lfts.dump), and runs the route checker (routing/route_check.h) the
+// daemon runs after every routing: delivered, unreachable and looping pairs,
+// hops and stretch, routes per switch-to-switch link, channel dependency
+// cycles. Exit status 1 when a pair is not delivered, a LID is missing or
+// given twice, or a deadlock-free engine's tables have a dependency cycle.
+#include <bit>
 #include <cstdio>
 #include <optional>
 #include <unordered_map>
@@ -14,8 +17,10 @@
 
 #include <fmt/format.h>
 
-#include "routing/trace.h"
+#include "routing/registry.h"
+#include "routing/route_check.h"
 #include "sm/dump/lft_dump.h"
+#include "sm/sweep/guid2lid.h"
 #include "tools/args.h"
 #include "tools/command.h"
 #include "tools/os/files.h"
@@ -24,18 +29,43 @@ namespace ibsm::tools {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: ibsm check --topology FILE --lfts FILE [--stride N] [--trace SLID:DLID]...\n"
+    "usage: ibsm check --topology FILE --lfts FILE [--guid2lid FILE] [--engine NAME]\n"
+    "                  [--stride N] [--trace SLID:DLID]...\n"
     "\n"
-    "Traces every CA-to-CA pair (every LID of every port) through the switches'\n"
-    "forwarding tables and reports delivered, unreachable and looping pairs, hop\n"
-    "counts and routes per switch-to-switch link. Exit status 1 when a pair is\n"
-    "not delivered.\n"
+    "Checks forwarding tables against a topology, as the daemon does after every\n"
+    "routing: follows every CA-to-CA pair (every LID of every port) through the\n"
+    "switches' tables and reports delivered, unreachable and looping pairs, hop\n"
+    "counts and their stretch over the shortest path, routes per switch-to-switch\n"
+    "link (max, mean, standard deviation) and whether the channel dependency graph\n"
+    "has a cycle. The last line is the summary the daemon logs.\n"
+    "\n"
+    "Exit status: 0 when every pair is delivered; 1 when a pair is not, a port has\n"
+    "no LID or a LID two owners, or the tables come from an engine that promises\n"
+    "deadlock freedom (--engine updn, dnup or ftree) and have a dependency cycle\n"
+    "(other engines' cycles are reported only); 2 for bad usage.\n"
     "\n"
     "  --topology FILE   ibsim netfile or ibnetdiscover output (LIDs are taken from it)\n"
     "  --lfts FILE       dump_lfts / ibroute output, or OpenSM's opensm-lfts.dump\n"
-    "  --stride N        trace from every N-th source port only (big fabrics)\n"
+    "  --guid2lid FILE   take the LIDs from this OpenSM guid2lid file instead (as the\n"
+    "                    daemon's cache or `ibsm route --guid2lid` writes it)\n"
+    "  --engine NAME     the routing engine that made the tables, as -R names it\n"
+    "  --stride N        count pairs from every N-th source port only\n"
     "  --trace S:D       also print the switches a packet from LID S to LID D crosses,\n"
     "                    one line each: node GUID, in-port, out-port\n";
+
+// Gives every port in `map` its LID block; the others keep what they had.
+void apply_guid2lid(Fabric& f, const Guid2Lid& map) {
+  for (uint32_t i = 0; i < f.node_count(); ++i) {
+    Node& n = f.node(NodeIndex{i});
+    for (uint8_t p = n.is_switch() ? 0 : 1; p <= n.num_ports; ++p) {
+      Port& port = n.port(p);
+      const auto it = map.find(port.guid);
+      if (it == map.end()) continue;
+      port.base_lid = it->second.min;
+      port.lmc = static_cast<uint8_t>(std::countr_zero(it->second.count()));
+    }
+  }
+}
 
 // Every port that should own LIDs has some, and no LID has two owners.
 // Returns the problems found, readable.
@@ -82,6 +112,8 @@ int cmd_check(int argc, char** argv) {
   }
   auto topology = args.value("--topology", "-t");
   auto lfts_file = args.value("--lfts");
+  auto guid2lid_file = args.value("--guid2lid");
+  auto engine = args.value("--engine");
   auto stride = args.integer("--stride", 1, 1 << 20);
   std::vector<std::pair<Lid, Lid>> traces;
   while (auto t = args.value("--trace")) {
@@ -94,6 +126,14 @@ int cmd_check(int argc, char** argv) {
   for (const auto& r : args.positionals()) errors.push_back("unexpected argument '" + r + "'");
   if (!topology) errors.push_back("--topology is required");
   if (!lfts_file) errors.push_back("--lfts is required");
+  if (engine) {
+    routing::EngineRegistry registry;
+    if (!routing::register_builtin_engines(registry).ok() || !registry.contains(*engine)) {
+      std::string known;
+      for (const auto& name : registry.names()) known += (known.empty() ? "" : ", ") + name;
+      errors.push_back("--engine " + *engine + ": no such engine (" + known + ")");
+    }
+  }
   if (!errors.empty()) {
     for (const auto& e : errors) std::fprintf(stderr, "ibsm check: %s\n", e.c_str());
     std::fputs(kUsage, stderr);
@@ -104,6 +144,21 @@ int cmd_check(int argc, char** argv) {
   if (!fabric.ok()) {
     std::fprintf(stderr, "ibsm check: %s\n", fabric.status().message().c_str());
     return 1;
+  }
+  if (guid2lid_file) {
+    auto lids_text = read_text_file(*guid2lid_file);
+    if (!lids_text.ok()) {
+      std::fprintf(stderr, "ibsm check: %s\n", lids_text.status().message().c_str());
+      return 1;
+    }
+    std::istringstream lids_in(*lids_text);
+    auto lids = parse_guid2lid(lids_in, *guid2lid_file);
+    if (!lids.ok()) {
+      std::fprintf(stderr, "ibsm check: %s\n", lids.status().message().c_str());
+      return 1;
+    }
+    for (const auto& w : lids->warnings) std::fprintf(stderr, "ibsm check: %s\n", w.c_str());
+    apply_guid2lid(*fabric, lids->entries);
   }
   auto text = read_text_file(*lfts_file);
   if (!text.ok()) {
@@ -160,19 +215,32 @@ int cmd_check(int argc, char** argv) {
                   hop.out_port);
   }
 
-  routing::CheckOptions options;
-  if (stride) options.source_stride = static_cast<uint32_t>(*stride);
-  routing::CheckSummary s = routing::check_all_pairs(*fabric, lfts, options);
+  routing::RouteCheckOptions options;
+  if (stride) options.pairs.source_stride = static_cast<uint32_t>(*stride);
+  if (engine) options.engine = *engine;
+  const routing::RouteCheck check = routing::check_routes(*fabric, lfts, options);
+  const routing::CheckSummary& s = check.pairs;
   std::printf("%zu switches (%zu without a table), %zu CAs\n", fabric->switch_count(), missing, fabric->ca_count());
   std::printf("%s\n", s.to_string().c_str());
   for (const auto& p : s.problems) std::printf("  %s\n", p.c_str());
+  if (check.cdg) {
+    std::printf("cdg: %s\n", check.cdg->to_string().c_str());
+  } else {
+    std::printf("cdg: not checked: %s\n", check.cdg_error.c_str());
+  }
+  if (check.has_cycle()) {
+    std::printf(check.deadlock_free_promised ? "cdg: %s promises no cycle: these tables can deadlock\n"
+                                             : "cdg: a cycle is allowed for %s (it promises no deadlock freedom)\n",
+                check.engine.empty() ? "an unnamed engine" : check.engine.c_str());
+  }
   if (bad_lids.empty()) {
     std::printf("lids: every port has its own\n");
   } else {
     std::printf("lids: %zu problems\n", bad_lids.size());
     for (size_t i = 0; i < bad_lids.size() && i < 10; ++i) std::printf("  %s\n", bad_lids[i].c_str());
   }
-  return s.all_delivered() && s.pairs > 0 && bad_lids.empty() ? 0 : 1;
+  std::printf("%s\n", check.to_string().c_str());
+  return check.ok() && s.pairs > 0 && bad_lids.empty() ? 0 : 1;
 }
 
 }  // namespace ibsm::tools

@@ -24,6 +24,10 @@ namespace ibsm {
 struct SweepRoutes {
   std::vector<std::vector<uint8_t>> lfts;
   std::string engine;  // the engine actually used
+  // The route checker's verdict on lfts (RouteCheck::to_string); empty when
+  // the route function did not check.
+  std::string check;
+  bool check_ok = true;
 };
 using RouteFunction = std::function<Result<SweepRoutes>(const Fabric& snapshot)>;
 

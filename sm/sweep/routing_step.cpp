@@ -2,6 +2,7 @@
 
 #include "routing/chain.h"
 #include "routing/registry.h"
+#include "routing/route_check.h"
 
 namespace ibsm {
 
@@ -18,6 +19,17 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
     SweepRoutes r;
     r.lfts = std::move(outcome->tables.lfts);
     r.engine = outcome->engine;
+    // Judge the tables before they are programmed, with the words `ibsm
+    // check` prints. A failed check is logged, not fatal: the tables are the
+    // best the chain could do, and routing part of a fabric beats none.
+    const routing::RouteCheck check =
+        routing::check_routes(snapshot, r.lfts, {.pairs = {.max_problems = 3}, .engine = r.engine});
+    r.check = check.to_string();
+    r.check_ok = check.ok();
+    ibsm::log(*sink, check.ok() ? LogLevel::info : LogLevel::warn, Subsystem::routing, "{}", r.check);
+    for (const std::string& problem : check.pairs.problems) {
+      ibsm::log(*sink, LogLevel::warn, Subsystem::routing, "routing check: {}", problem);
+    }
     return r;
   });
 }

@@ -17,6 +17,7 @@
 #include "routing/engine.h"
 #include "routing/graph.h"
 #include "routing/minhop.h"
+#include "routing/route_check.h"
 #include "routing/trace.h"
 #include "sm/fabric/fabric.h"
 #include "sm/topogen/fail_links.h"

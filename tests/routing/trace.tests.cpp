@@ -128,50 +128,5 @@ TEST_CASE("the tracer reports what stops a packet", "[routing][trace]") {
   }
 }
 
-TEST_CASE("check_all_pairs counts outcomes, hops and link loads", "[routing][trace]") {
-  Line l;
-  SECTION("all delivered") {
-    const CheckSummary s = check_all_pairs(l.f, l.tables.lfts);
-    CHECK(s.pairs == 6);
-    CHECK(s.delivered == 6);
-    CHECK(s.all_delivered());
-    CHECK(s.max_hops == 4);
-    CHECK(s.mean_hops == Approx((3 + 3 + 4) * 2 / 6.0));
-    CHECK(s.switch_links == 4);
-    // sw-0 -> sw-1 carries host0 -> host1 and host0 -> host2.
-    CHECK(s.max_link_routes == 2);
-    CHECK(s.mean_link_routes == Approx(2.0));
-    CHECK(s.problems.empty());
-    CHECK(s.to_string() ==
-          "pairs 6: delivered 6, unreachable 0, looping 0; hops max 4 mean 3.33; "
-          "routes per switch link max 2 mean 2.0 over 4 links");
-  }
-  SECTION("a loop and a hole") {
-    l.entry(1, l.host_lid[2]) = 3;
-    l.entry(1, l.host_lid[0]) = kNoRoute;
-    const CheckSummary s = check_all_pairs(l.f, l.tables.lfts, {.max_problems = 1});
-    CHECK(s.pairs == 6);
-    CHECK(s.looping == 2);      // host0 and host1 to host2
-    CHECK(s.unreachable == 2);  // host1 and host2 to host0
-    CHECK(s.delivered == 2);
-    CHECK_FALSE(s.all_delivered());
-    REQUIRE(s.problems.size() == 1);
-  }
-  SECTION("sampled sources") {
-    const CheckSummary s = check_all_pairs(l.f, l.tables.lfts, {.source_stride = 2});
-    CHECK(s.pairs == 4);
-    CHECK(s.delivered == 4);
-  }
-}
-
-TEST_CASE("check_all_pairs traces every lid of a port with lmc", "[routing][trace][lmc]") {
-  Fabric f = must(topogen::leaf_spine({.leaves = 2, .spines = 2, .hosts_per_leaf = 2}));
-  testing::assign_lids(f, 2);
-  const RoutingGraph graph = must(RoutingGraph::build(f));
-  const UnicastTables t = testing::route_minhop(graph);
-  CHECK(check_all_pairs(f, t.lfts).pairs == 4 * 3 * 4);
-  CHECK(check_all_pairs(f, t.lfts, {.all_lids = false}).pairs == 4 * 3);
-}
-
 }  // namespace
 }  // namespace ibsm::routing

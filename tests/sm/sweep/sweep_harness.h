@@ -8,7 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "mad/sim/sim_fabric.h"
-#include "routing/trace.h"
+#include "routing/route_check.h"
 #include "sm/sweep/heavy_sweep.h"
 #include "sm/sweep/light_sweep.h"
 #include "sm/sweep/routing_step.h"

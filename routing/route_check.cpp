@@ -1,0 +1,538 @@
+#include "routing/route_check.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "routing/engine.h"
+#include "routing/graph.h"
+
+namespace ibsm::routing {
+
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+
+// Where a switch port's cable leads (PairChecker::hop_): another switch by
+// number, an endpoint by index with this bit set, or nowhere a packet could
+// be delivered (no usable cable, or a port that owns no LID).
+constexpr uint32_t kEndpointBit = 0x80000000u;
+constexpr uint32_t kDead = kNone;
+
+// What a switch's way toward the current destination LID ends in
+// (PairChecker::end_): an endpoint by index, or one of these.
+constexpr uint32_t kUnknown = kNone;       // not resolved yet
+constexpr uint32_t kOnPath = kNone - 1;    // being resolved: meeting it again is a loop
+constexpr uint32_t kLoop = kNone - 2;
+constexpr uint32_t kDropped = kNone - 3;   // no route, a bad port, a dead cable, a port without the LID
+constexpr uint32_t kAtSwitch = kNone - 4;  // the switch owns the LID: delivered, but to no endpoint
+
+// Destination LIDs whose table entries are staged together: the tables are
+// read switch by switch, a chunk of destinations at a time (64 bytes of a
+// switch's table are one cache line), then walked destination by destination.
+constexpr size_t kChunk = 64;
+
+// Delivered pairs are counted by (hops, shortest) below this many hops.
+constexpr uint32_t kStretchBins = 64;
+
+struct Endpoint {
+  PortRef port;
+  uint16_t base = 0;
+  uint8_t lmc = 0;
+  bool source = false;   // taken as a source (the stride)
+  uint32_t sw = kNone;   // the switch its usable cable leads to
+  uint32_t peer = kNone; // the endpoint its usable cable leads to (back to back)
+  bool owns(uint32_t lid) const { return lid >= base && lid - base < (1u << lmc); }
+};
+
+// One pair destination: a LID of an endpoint.
+struct Target {
+  uint32_t sw;  // the target's switch, kNone when it hangs off none
+  uint16_t lid;
+  uint32_t endpoint;
+};
+
+class PairChecker {
+ public:
+  PairChecker(const Fabric& fabric, LftSet lfts, const CheckOptions& options)
+      : fabric_(fabric), lfts_(lfts), options_(options), tracer_(fabric, lfts) {
+    index_ports();
+    index_endpoints();
+  }
+
+  CheckSummary run() {
+    std::vector<Target> targets;
+    for (uint32_t e = 0; e < endpoints_.size(); ++e) {
+      const Endpoint& t = endpoints_[e];
+      const uint32_t lids = options_.all_lids ? 1u << t.lmc : 1u;
+      for (uint32_t i = 0; i < lids; ++i) targets.push_back({t.sw, static_cast<uint16_t>(t.base + i), e});
+    }
+    // By target switch (one breadth-first search each), then by LID (table
+    // entries of neighbouring LIDs share cache lines).
+    std::sort(targets.begin(), targets.end(), [](const Target& a, const Target& b) {
+      return a.sw != b.sw ? a.sw < b.sw : a.lid != b.lid ? a.lid < b.lid : a.endpoint < b.endpoint;
+    });
+
+    end_.assign(switches_.size(), kUnknown);
+    dist_.assign(switches_.size(), 0);
+    next_.assign(switches_.size(), kNone);
+    out_id_.assign(switches_.size(), 0);
+    carried_.assign(switches_.size(), 0);
+    stage_.resize(switches_.size() * kChunk);
+    uint32_t bfs_from = kNone;
+    for (size_t begin = 0; begin < targets.size(); begin += kChunk) {
+      const size_t count = std::min(kChunk, targets.size() - begin);
+      stage(std::span(targets).subspan(begin, count));
+      for (size_t k = 0; k < count; ++k) {
+        const Target& t = targets[begin + k];
+        if (t.sw != kNone && t.sw != bfs_from) {
+          shortest_from(t.sw);
+          bfs_from = t.sw;
+        }
+        check_target(t, k);
+      }
+    }
+    return summarize();
+  }
+
+ private:
+  uint32_t id(PortRef p) const { return port_base_[p.node.value] + p.port; }
+
+  void index_ports() {
+    port_base_.resize(fabric_.node_count() + 1, 0);
+    for (uint32_t n = 0; n < fabric_.node_count(); ++n) {
+      port_base_[n + 1] = port_base_[n] + fabric_.node(NodeIndex{n}).num_ports + 1u;
+    }
+    switch_of_.assign(fabric_.node_count(), kNone);
+    for (uint32_t n = 0; n < fabric_.node_count(); ++n) {
+      const Node& node = fabric_.node(NodeIndex{n});
+      if (!node.is_switch()) continue;
+      switch_of_[n] = static_cast<uint32_t>(switches_.size());
+      switches_.push_back(NodeIndex{n});
+      ports_.push_back(node.num_ports);
+      const Port& p0 = node.port(0);
+      for (uint32_t i = 0; p0.base_lid.value != 0 && i < (1u << p0.lmc); ++i) {
+        switch_lids_.emplace_back(p0.base_lid.value + i, switch_of_[n]);
+      }
+    }
+    std::sort(switch_lids_.begin(), switch_lids_.end());
+    routes_.assign(port_base_.back(), 0);
+  }
+
+  void index_endpoints() {
+    std::vector<uint32_t> endpoint_of(port_base_.back(), kNone);
+    for (uint32_t n = 0; n < fabric_.node_count(); ++n) {
+      const Node& node = fabric_.node(NodeIndex{n});
+      if (node.is_switch()) continue;
+      for (unsigned p = 1; p <= node.num_ports; ++p) {
+        const PortRef here{NodeIndex{n}, static_cast<uint8_t>(p)};
+        const Port& port = node.port(here.port);
+        if (port.base_lid.value == 0) continue;
+        endpoint_of[id(here)] = static_cast<uint32_t>(endpoints_.size());
+        endpoints_.push_back({here, port.base_lid.value, port.lmc});
+      }
+    }
+    const uint32_t stride = std::max(options_.source_stride, 1u);
+    for (uint32_t e = 0; e < endpoints_.size(); ++e) {
+      Endpoint& ep = endpoints_[e];
+      ep.source = e % stride == 0;
+      for (uint32_t i = 0; i < (1u << ep.lmc); ++i) lid_owners_.emplace_back(ep.base + i, e);
+      if (!cable_usable(fabric_, ep.port)) continue;
+      const Port& port = fabric_.node(ep.port.node).port(ep.port.port);
+      ep.sw = switch_of_[port.remote_node.value];
+      if (ep.sw == kNone) ep.peer = endpoint_of[id(PortRef{port.remote_node, port.remote_port})];
+    }
+    std::sort(lid_owners_.begin(), lid_owners_.end());
+
+    // Where each switch port leads.
+    hop_.assign(port_base_.back(), kDead);
+    for (uint32_t s = 0; s < switches_.size(); ++s) {
+      const Node& node = fabric_.node(switches_[s]);
+      for (unsigned p = 1; p <= node.num_ports; ++p) {
+        const PortRef here{switches_[s], static_cast<uint8_t>(p)};
+        if (!cable_usable(fabric_, here)) continue;
+        const Port& port = node.port(here.port);
+        const uint32_t peer = switch_of_[port.remote_node.value];
+        if (peer != kNone) {
+          hop_[id(here)] = peer;
+          switch_links_.push_back(id(here));
+          continue;
+        }
+        const uint32_t e = endpoint_of[id(PortRef{port.remote_node, port.remote_port})];
+        if (e != kNone) hop_[id(here)] = kEndpointBit | e;
+      }
+    }
+
+    // The sources, by the switch they hang off.
+    source_begin_.assign(switches_.size() + 1, 0);
+    for (uint32_t e = 0; e < endpoints_.size(); ++e) {
+      const Endpoint& ep = endpoints_[e];
+      if (!ep.source) continue;
+      if (ep.sw != kNone) {
+        ++source_begin_[ep.sw + 1];
+      } else if (ep.peer != kNone) {
+        paired_sources_.push_back(e);
+      } else {
+        dead_sources_.push_back(e);
+      }
+    }
+    for (size_t s = 0; s < switches_.size(); ++s) source_begin_[s + 1] += source_begin_[s];
+    sources_at_.resize(source_begin_.back());
+    std::vector<uint32_t> fill(source_begin_.begin(), source_begin_.end() - 1);
+    for (uint32_t e = 0; e < endpoints_.size(); ++e) {
+      if (endpoints_[e].source && endpoints_[e].sw != kNone) sources_at_[fill[endpoints_[e].sw]++] = e;
+    }
+    for (uint32_t s = 0; s < switches_.size(); ++s) {
+      source_count_.push_back(source_begin_[s + 1] - source_begin_[s]);
+      if (source_count_.back() > 0) source_switches_.push_back(s);
+    }
+  }
+
+  // Copies the table entries of a chunk of targets, switch by switch.
+  void stage(std::span<const Target> chunk) {
+    const uint16_t first = chunk.front().lid;
+    bool consecutive = true;
+    for (size_t k = 0; k < chunk.size(); ++k) consecutive = consecutive && chunk[k].lid == first + k;
+    for (uint32_t s = 0; s < switches_.size(); ++s) {
+      uint8_t* row = &stage_[s * kChunk];
+      const NodeIndex node = switches_[s];
+      const std::vector<uint8_t>* lft = node.value < lfts_.size() ? &lfts_[node.value] : nullptr;
+      if (consecutive && lft != nullptr && first + chunk.size() <= lft->size()) {
+        std::memcpy(row, lft->data() + first, chunk.size());
+        continue;
+      }
+      for (size_t k = 0; k < chunk.size(); ++k) {
+        row[k] = lft != nullptr && chunk[k].lid < lft->size() ? (*lft)[chunk[k].lid] : kNoRoute;
+      }
+    }
+  }
+
+  // Hop counts over usable switch-to-switch cables from switch `from`.
+  void shortest_from(uint32_t from) {
+    shortest_.assign(switches_.size(), kNone);
+    queue_.clear();
+    shortest_[from] = 0;
+    queue_.push_back(from);
+    for (size_t head = 0; head < queue_.size(); ++head) {
+      const uint32_t s = queue_[head];
+      const uint32_t base = port_base_[switches_[s].value];
+      for (uint32_t p = 1; p <= ports_[s]; ++p) {
+        const uint32_t t = hop_[base + p];
+        if (t >= kEndpointBit || shortest_[t] != kNone) continue;
+        shortest_[t] = shortest_[s] + 1;
+        queue_.push_back(t);
+      }
+    }
+  }
+
+  // Where switch s's way to the k-th staged LID ends (end_[s]), and how many
+  // cables it crosses (dist_[s]): follows next hops until a switch already
+  // resolved, and writes the answer back along the way.
+  void resolve(uint32_t s, uint32_t lid, size_t k) {
+    path_.clear();
+    uint32_t at = s;
+    uint32_t end = kDropped;
+    uint32_t dist = 0;  // cables from the last switch of path_ on
+    while (true) {
+      if (end_[at] != kUnknown) {
+        if (end_[at] == kOnPath) {
+          end = kLoop;
+        } else {
+          end = end_[at];
+          dist = dist_[at] + 1;
+        }
+        break;
+      }
+      end_[at] = kOnPath;
+      touched_.push_back(at);
+      path_.push_back(at);
+      const uint8_t out = stage_[at * kChunk + k];
+      if (out == 0 || out == kNoRoute || out > ports_[at]) break;  // dropped
+      out_id_[at] = port_base_[switches_[at].value] + out;
+      const uint32_t h = hop_[out_id_[at]];
+      if (h == kDead) break;
+      if (h & kEndpointBit) {
+        const uint32_t e = h & ~kEndpointBit;
+        if (endpoints_[e].owns(lid)) end = e;
+        dist = 1;
+        break;
+      }
+      next_[at] = h;
+      at = h;
+    }
+    for (size_t i = path_.size(); i-- > 0;) {
+      end_[path_[i]] = end;
+      dist_[path_[i]] = dist++;
+    }
+  }
+
+  bool excluded(uint32_t e) const { return std::find(excluded_.begin(), excluded_.end(), e) != excluded_.end(); }
+
+  // Traces one failed pair again, for the words.
+  void describe(uint32_t source, uint16_t lid) {
+    if (summary_.problems.size() >= options_.max_problems) return;
+    const PortRef from = endpoints_[source].port;
+    const Trace t = tracer_.trace(from, Lid{lid});
+    const Guid guid = fabric_.node(from.node).node_guid;
+    if (t.outcome == TraceOutcome::delivered) {
+      summary_.problems.push_back(fmt::format("{} port {} -> lid {}: delivered to {} port {}", guid, from.port, lid,
+                                              fabric_.node(t.destination.node).node_guid, t.destination.port));
+    } else {
+      summary_.problems.push_back(fmt::format("{} port {} -> lid {}: {}: {}", guid, from.port, lid,
+                                              trace_outcome_name(t.outcome), t.reason));
+    }
+  }
+
+  void delivered(uint64_t n, uint32_t hops, uint32_t shortest) {
+    assert(shortest > 0 && shortest <= hops);
+    summary_.pairs += n;
+    summary_.delivered += n;
+    summary_.max_hops = std::max(summary_.max_hops, hops);
+    total_hops_ += n * hops;
+    // Counted by (hops, shortest) and divided once at the end: a division
+    // per source switch and target would cost more than the rest together.
+    if (hops < kStretchBins) {
+      stretch_bins_[hops * kStretchBins + shortest] += n;
+    } else {
+      total_stretch_ += static_cast<double>(n) * hops / shortest;
+    }
+    if (uint64_t{hops} * max_stretch_.second > uint64_t{max_stretch_.first} * shortest) max_stretch_ = {hops, shortest};
+    if (hops > shortest) summary_.longer_than_shortest += n;
+  }
+
+  // n failed pairs from the sources among `candidates` that are not excluded.
+  void failed(uint64_t n, bool loop, std::span<const uint32_t> candidates, uint16_t lid) {
+    summary_.pairs += n;
+    (loop ? summary_.looping : summary_.unreachable) += n;
+    for (uint32_t e : candidates) {
+      if (summary_.problems.size() >= options_.max_problems) break;
+      if (!excluded(e)) describe(e, lid);
+    }
+  }
+
+  // Every source to one target LID (the k-th staged).
+  void check_target(const Target& target, size_t k) {
+    const uint32_t lid = target.lid;
+    // The pair's target and any other endpoint owning the LID too (LIDs
+    // given twice) are no ordinary sources: the target is no pair with
+    // itself, and the others deliver the packet to themselves.
+    excluded_.clear();
+    excluded_.push_back(target.endpoint);
+    const auto owners = std::equal_range(lid_owners_.begin(), lid_owners_.end(), std::pair{lid, 0u},
+                                         [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto it = owners.first; it != owners.second; ++it) {
+      if (it->second == target.endpoint || !endpoints_[it->second].source) continue;
+      excluded_.push_back(it->second);
+      summary_.pairs += 1;
+      summary_.unreachable += 1;
+      describe(it->second, target.lid);
+    }
+    size_t dead = dead_sources_.size();
+    for (uint32_t e : excluded_) {
+      const Endpoint& ep = endpoints_[e];
+      if (!ep.source) continue;
+      if (ep.sw != kNone) --source_count_[ep.sw];
+      if (ep.sw == kNone && ep.peer == kNone) --dead;
+    }
+    const auto sw_owners = std::equal_range(switch_lids_.begin(), switch_lids_.end(), std::pair{lid, 0u},
+                                            [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto it = sw_owners.first; it != sw_owners.second; ++it) {
+      end_[it->second] = kAtSwitch;
+      dist_[it->second] = 0;
+      touched_.push_back(it->second);
+    }
+
+    // The sources behind switches, a switch at a time.
+    for (uint32_t s : source_switches_) {
+      const uint32_t n = source_count_[s];
+      if (n == 0) continue;
+      if (end_[s] == kUnknown) resolve(s, lid, k);
+      if (end_[s] == target.endpoint) {
+        const uint32_t hops = dist_[s] + 1;
+        assert(shortest_[s] != kNone);
+        delivered(n, hops, shortest_[s] + 2);
+        if (carried_[s] == 0) {
+          if (by_dist_.size() <= hops) by_dist_.resize(hops + 1);
+          by_dist_[dist_[s]].push_back(s);
+          far_ = std::max(far_, dist_[s]);
+        }
+        carried_[s] += n;
+        continue;
+      }
+      failed(n, end_[s] == kLoop,
+             std::span(sources_at_).subspan(source_begin_[s], source_begin_[s + 1] - source_begin_[s]), target.lid);
+    }
+    // Sources cabled to no switch: straight to the target, or nowhere.
+    for (uint32_t e : paired_sources_) {
+      if (excluded(e)) continue;
+      if (endpoints_[e].peer == target.endpoint) {
+        delivered(1, 1, 1);
+      } else {
+        failed(1, false, std::span(&e, 1), target.lid);
+      }
+    }
+    if (dead > 0) failed(dead, false, dead_sources_, target.lid);
+
+    carry_load();
+    for (uint32_t e : excluded_) {
+      const Endpoint& ep = endpoints_[e];
+      if (ep.source && ep.sw != kNone) ++source_count_[ep.sw];
+    }
+    for (uint32_t s : touched_) end_[s] = kUnknown;
+    touched_.clear();
+  }
+
+  // Routes per switch port for this target: the sources delivered from each
+  // switch, gathered along the forest from the farthest switches in (a
+  // switch's next hop is one cable nearer the target).
+  void carry_load() {
+    for (uint32_t d = far_; d >= 1; --d) {
+      for (uint32_t s : by_dist_[d]) {
+        const uint64_t c = std::exchange(carried_[s], 0);
+        routes_[out_id_[s]] += c;
+        if (d == 1) continue;  // its next hop is the target
+        const uint32_t t = next_[s];
+        assert(dist_[t] == d - 1);
+        if (carried_[t] == 0) by_dist_[d - 1].push_back(t);
+        carried_[t] += c;
+      }
+      by_dist_[d].clear();
+    }
+    far_ = 0;
+  }
+
+  CheckSummary summarize() {
+    if (summary_.delivered > 0) {
+      const double n = static_cast<double>(summary_.delivered);
+      summary_.mean_hops = static_cast<double>(total_hops_) / n;
+      for (uint32_t h = 1; h < kStretchBins; ++h) {
+        for (uint32_t d = 1; d <= h; ++d) {
+          const uint64_t count = stretch_bins_[h * kStretchBins + d];
+          if (count > 0) total_stretch_ += static_cast<double>(count) * h / d;
+        }
+      }
+      summary_.mean_stretch = total_stretch_ / n;
+      summary_.max_stretch = static_cast<double>(max_stretch_.first) / max_stretch_.second;
+    }
+    summary_.switch_links = switch_links_.size();
+    if (!switch_links_.empty()) {
+      uint64_t total = 0;
+      for (uint32_t c : switch_links_) {
+        total += routes_[c];
+        summary_.max_link_routes = std::max(summary_.max_link_routes, routes_[c]);
+      }
+      const double links = static_cast<double>(switch_links_.size());
+      summary_.mean_link_routes = static_cast<double>(total) / links;
+      double squares = 0;
+      for (uint32_t c : switch_links_) {
+        const double off = static_cast<double>(routes_[c]) - summary_.mean_link_routes;
+        squares += off * off;
+      }
+      summary_.stddev_link_routes = std::sqrt(squares / links);
+    }
+    return std::move(summary_);
+  }
+
+  const Fabric& fabric_;
+  LftSet lfts_;
+  const CheckOptions& options_;
+  RouteTracer tracer_;  // describes the failed pairs
+
+  std::vector<uint32_t> port_base_;  // by node: the id of its port 0; ports are numbered densely
+  std::vector<uint32_t> switch_of_;  // by node: its switch number, or kNone
+  std::vector<NodeIndex> switches_;  // by switch number
+  std::vector<uint8_t> ports_;       // by switch number: its number of ports
+  std::vector<uint32_t> hop_;        // by port id of a switch port: where its cable leads
+  std::vector<uint32_t> switch_links_;  // port ids of usable switch-to-switch ports
+  std::vector<std::pair<uint32_t, uint32_t>> switch_lids_;  // (LID, switch) for every switch LID
+  std::vector<Endpoint> endpoints_;
+  std::vector<std::pair<uint32_t, uint32_t>> lid_owners_;  // (LID, endpoint) for every endpoint LID
+  std::vector<uint32_t> source_begin_;  // by switch: offsets into sources_at_
+  std::vector<uint32_t> sources_at_;    // source endpoints by switch
+  std::vector<uint32_t> source_count_;  // by switch: its sources that are pairs with the current target
+  std::vector<uint32_t> source_switches_;
+  std::vector<uint32_t> paired_sources_;  // cabled to another endpoint
+  std::vector<uint32_t> dead_sources_;    // without a usable cable
+
+  // Per target:
+  std::vector<uint8_t> stage_;      // [switch * kChunk + k]: the out-port for the chunk's k-th target
+  std::vector<uint32_t> shortest_;  // by switch: hops from the target's switch
+  std::vector<uint32_t> queue_;
+  std::vector<uint32_t> end_;       // by switch: what its way to the LID ends in
+  std::vector<uint32_t> dist_;      // by switch: cables on that way
+  std::vector<uint32_t> next_;      // by switch: the switch it forwards the LID to
+  std::vector<uint32_t> path_;
+  std::vector<uint32_t> touched_;   // switches whose end_ is set
+  std::vector<uint32_t> excluded_;  // endpoints that are no ordinary source for the target
+  std::vector<uint64_t> carried_;   // by switch: delivered sources whose routes cross it
+  std::vector<uint32_t> out_id_;    // by switch: the port id it forwards the LID out of
+  std::vector<std::vector<uint32_t>> by_dist_;  // switches with carried_ set, by dist_
+  uint32_t far_ = 0;                // the highest dist_ in by_dist_
+
+  std::vector<uint64_t> routes_;  // by port id: delivered routes leaving there
+  CheckSummary summary_;
+  uint64_t total_hops_ = 0;
+  std::vector<uint64_t> stretch_bins_ = std::vector<uint64_t>(kStretchBins * kStretchBins, 0);  // [hops][shortest]
+  double total_stretch_ = 0;  // of the pairs beyond the bins, then of all
+  std::pair<uint32_t, uint32_t> max_stretch_{0, 1};  // (hops, shortest)
+};
+
+}  // namespace
+
+std::string CheckSummary::to_string() const {
+  return fmt::format(
+      "pairs {}: delivered {}, unreachable {}, looping {}; hops max {} mean {:.2f}; "
+      "stretch max {:.2f} mean {:.2f}, {} longer than shortest; "
+      "routes per switch link max {} mean {:.1f} stddev {:.1f} over {} links",
+      pairs, delivered, unreachable, looping, max_hops, mean_hops, max_stretch, mean_stretch, longer_than_shortest,
+      max_link_routes, mean_link_routes, stddev_link_routes, switch_links);
+}
+
+CheckSummary check_all_pairs(const Fabric& fabric, LftSet lfts, const CheckOptions& options) {
+  return PairChecker(fabric, lfts, options).run();
+}
+
+bool promises_deadlock_freedom(std::string_view engine) {
+  return engine == "updn" || engine == "dnup" || engine == "ftree";
+}
+
+bool RouteCheck::ok() const {
+  if (!pairs.all_delivered()) return false;
+  if (!cdg) return false;
+  return cdg->acyclic() || !deadlock_free_promised;
+}
+
+std::string RouteCheck::to_string() const {
+  std::string out = engine.empty() ? "routing check: " : fmt::format("routing check ({}): ", engine);
+  out += fmt::format("{}/{} pairs delivered", pairs.delivered, pairs.pairs);
+  if (!pairs.all_delivered()) out += fmt::format(" ({} unreachable, {} looping)", pairs.unreachable, pairs.looping);
+  out += fmt::format(", hops max {} mean {:.1f}, stretch max {:.2f}, link routes max {} mean {:.1f} stddev {:.1f}",
+                     pairs.max_hops, pairs.mean_hops, pairs.max_stretch, pairs.max_link_routes,
+                     pairs.mean_link_routes, pairs.stddev_link_routes);
+  if (!cdg) return out + ", cdg not checked: " + cdg_error;
+  if (!cdg->acyclic()) return out + ", cdg cycle on " + cdg->cycle_text;
+  if (cdg->vls.size() <= 1) return out + ", cdg acyclic";
+  std::string vls;
+  for (const CdgVlSummary& v : cdg->vls) vls += fmt::format("{}{}", vls.empty() ? "" : ",", v.vl);
+  return out + ", cdg acyclic on vls " + vls;
+}
+
+RouteCheck check_routes(const Fabric& fabric, LftSet lfts, const RouteCheckOptions& options) {
+  RouteCheck check;
+  check.engine = options.engine;
+  check.deadlock_free_promised = promises_deadlock_freedom(options.engine);
+  check.pairs = check_all_pairs(fabric, lfts, options.pairs);
+  Result<CdgReport> cdg = check_channel_dependencies(fabric, lfts, options.vls);
+  if (cdg.ok()) {
+    check.cdg = std::move(*cdg);
+  } else {
+    check.cdg_error = cdg.status().message();
+  }
+  return check;
+}
+
+}  // namespace ibsm::routing

@@ -1,0 +1,109 @@
+// The route checker: judges a set of forwarding tables over a fabric
+// snapshot, for `ibsm check` and for the daemon after every routing. Like
+// the route tracer (routing/trace.h) it trusts nothing but the tables and
+// the cables, so it judges any engine's output and LFTs read back from a
+// live fabric alike.
+//
+// check_all_pairs gives what tracing every CA-to-CA pair hop by hop would
+// (the tracer is the test oracle), without tracing a single pair: toward one
+// destination LID every switch has one out-port, so the routes of all
+// sources form an in-forest. Each switch's way to the LID is resolved once
+// (memoised, with a loop found by meeting a switch still being resolved), the
+// sources are counted per switch they hang off, and the routes over each
+// cable are the sources gathered along the forest. Cost: O(switches x LIDs +
+// source switches x destinations), not O(pairs x hops).
+//
+// check_routes adds the channel dependency graph (routing/cdg.h) and the
+// engine's promise: updn, dnup and ftree promise acyclic dependencies, so a
+// cycle in their tables is a failure, while min-hop's is only reported.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "routing/cdg.h"
+#include "routing/trace.h"
+#include "sm/fabric/fabric.h"
+
+namespace ibsm::routing {
+
+// The pairs: every endpoint port (CA and router ports with a LID) to every
+// LID of every other endpoint port. Switch LIDs are no destinations.
+struct CheckOptions {
+  // Count from every n-th source port only (1: all). The check costs the
+  // same per destination whatever the stride; a sample only makes the counts
+  // smaller (and comparable with an older sampled run).
+  uint32_t source_stride = 1;
+  // Destination LIDs per port: all 2^LMC of them, or only the base LID.
+  bool all_lids = true;
+  // How many failed pairs to describe in CheckSummary::problems.
+  size_t max_problems = 10;
+};
+
+struct CheckSummary {
+  uint64_t pairs = 0;
+  uint64_t delivered = 0;    // to the port that owns the LID
+  uint64_t unreachable = 0;  // dropped, or delivered to a port that is not the pair's
+  uint64_t looping = 0;
+  uint32_t max_hops = 0;  // cables crossed by the longest delivered route
+  double mean_hops = 0;
+  // Stretch of a delivered pair: its cables over the fewest cables any path
+  // over usable cables takes between the two ports.
+  double max_stretch = 0;
+  double mean_stretch = 0;
+  uint64_t longer_than_shortest = 0;  // delivered pairs with stretch above 1
+  // Routes (delivered pairs) per direction of every usable switch-to-switch
+  // cable, those carrying none included.
+  uint64_t switch_links = 0;  // directed: two per cable
+  uint64_t max_link_routes = 0;
+  double mean_link_routes = 0;
+  double stddev_link_routes = 0;  // population standard deviation
+  std::vector<std::string> problems;  // the first failed pairs, readable
+
+  bool all_delivered() const { return delivered == pairs; }
+  // One line: "pairs 240: delivered 240, unreachable 0, looping 0; hops max
+  // 4 mean 3.10; stretch max 1.00 mean 1.00, 0 longer than shortest; routes
+  // per switch link max 12 mean 8.0 stddev 2.1 over 96 links".
+  std::string to_string() const;
+};
+
+CheckSummary check_all_pairs(const Fabric& fabric, LftSet lfts, const CheckOptions& options = {});
+
+// Whether the engine of this name promises tables without a channel
+// dependency cycle (updn, dnup, ftree).
+bool promises_deadlock_freedom(std::string_view engine);
+
+struct RouteCheckOptions {
+  CheckOptions pairs;
+  // The engine that made the tables ("" when unknown): the verdict holds a
+  // cycle against an engine that promises deadlock freedom.
+  std::string engine;
+  // The VL of each packet for the dependency graph. No engine assigns SLs
+  // yet, so both callers leave it empty (every packet on VL 0); an engine
+  // with SLs hands its SL-to-VL mapping in here.
+  CdgOptions vls;
+};
+
+struct RouteCheck {
+  std::string engine;
+  bool deadlock_free_promised = false;
+  CheckSummary pairs;
+  std::optional<CdgReport> cdg;  // empty when the graph could not be built
+  std::string cdg_error;         // why not
+
+  bool has_cycle() const { return cdg && !cdg->acyclic(); }
+  // Every pair delivered, and no cycle (or none promised) nor a failed graph.
+  bool ok() const;
+  // One line, the same for `ibsm check` and the daemon's log:
+  // "routing check (updn): 240/240 pairs delivered, hops max 4 mean 3.1,
+  // stretch max 1.00, link routes max 12 mean 8.0 stddev 2.1, cdg acyclic";
+  // failures say "(8 unreachable, 2 looping)" and "cdg cycle on vl 0: ...".
+  std::string to_string() const;
+};
+
+RouteCheck check_routes(const Fabric& fabric, LftSet lfts, const RouteCheckOptions& options = {});
+
+}  // namespace ibsm::routing

@@ -1,0 +1,99 @@
+// The sweep's routing step: the engine chain's tables, checked and the
+// verdict logged in one line, as `ibsm check` words it.
+#include "sm/sweep/routing_step.h"
+
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "routing/route_check.h"
+#include "sm/topogen/generators.h"
+
+namespace ibsm {
+namespace {
+
+// Records what the routing step logs on the routing subsystem.
+class MemorySink final : public LogSink {
+ public:
+  bool enabled(LogLevel, Subsystem s) const override { return s == Subsystem::routing; }
+  void write(LogLevel level, Subsystem, std::string_view message) override {
+    lines.push_back(std::string(log_level_name(level)) + " " + std::string(message));
+  }
+  std::vector<std::string> with(std::string_view part) const {
+    std::vector<std::string> found;
+    for (const auto& l : lines) {
+      if (l.find(part) != std::string::npos) found.push_back(l);
+    }
+    return found;
+  }
+  std::vector<std::string> lines;
+};
+
+// One LID per switch, one per cabled CA port, in node order.
+Fabric with_lids(Result<Fabric> made) {
+  REQUIRE(made.ok());
+  Fabric f = std::move(*made);
+  uint16_t next = 1;
+  for (uint32_t n = 0; n < f.node_count(); ++n) {
+    Node& node = f.node(NodeIndex{n});
+    if (node.is_switch()) {
+      for (Port& p : node.ports) p.base_lid = Lid{next};
+      ++next;
+      continue;
+    }
+    for (unsigned p = 1; p <= node.num_ports; ++p) {
+      if (node.port(static_cast<uint8_t>(p)).connected()) node.port(static_cast<uint8_t>(p)).base_lid = Lid{next++};
+    }
+  }
+  return f;
+}
+
+SweepRoutes route(const std::string& chain, const Fabric& f, MemorySink& log) {
+  auto function = make_route_function(chain, log);
+  REQUIRE(function.ok());
+  auto routes = (*function)(f);
+  REQUIRE(routes.ok());
+  return std::move(*routes);
+}
+
+TEST_CASE("the routing step logs the route check in one line", "[sweep][routing][check]") {
+  MemorySink log;
+  SECTION("min-hop on a leaf/spine: every pair, at info level") {
+    const Fabric f = with_lids(topogen::leaf_spine({.leaves = 3, .spines = 2, .hosts_per_leaf = 2}));
+    const SweepRoutes r = route("minhop", f, log);
+    CHECK(r.check_ok);
+    const auto lines = log.with("routing check");
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0] == "info " + r.check);
+    // The same words as the checker on the same tables.
+    CHECK(r.check == routing::check_routes(f, r.lfts, {.engine = "minhop"}).to_string());
+    CHECK_THAT(r.check, Catch::StartsWith("routing check (minhop): 30/30 pairs delivered, hops max 4"));
+  }
+  SECTION("updn on a torus: acyclic") {
+    const Fabric f = with_lids(topogen::mesh({.dims = {4, 4}, .torus = true, .hosts_per_switch = 1}));
+    const SweepRoutes r = route("updn", f, log);
+    CHECK(r.check_ok);
+    REQUIRE(log.with("routing check").size() == 1);
+    CHECK_THAT(r.check, Catch::StartsWith("routing check (updn): 240/240 pairs delivered"));
+    CHECK_THAT(r.check, Catch::EndsWith(", cdg acyclic"));
+  }
+  SECTION("a host whose cable is down: a warning with the failed pairs") {
+    Fabric f = with_lids(topogen::leaf_spine({.leaves = 2, .spines = 2, .hosts_per_leaf = 2}));
+    for (uint32_t n = 0; n < f.node_count(); ++n) {
+      Node& node = f.node(NodeIndex{n});
+      if (node.is_switch()) continue;
+      node.port(1).state = PortState::down;  // it keeps its LID: the tables cannot reach it
+      break;
+    }
+    const SweepRoutes r = route("minhop", f, log);
+    CHECK_FALSE(r.check_ok);
+    const auto lines = log.with("routing check");
+    REQUIRE(lines.size() == 1 + 3);  // the verdict and the first three failed pairs
+    CHECK(lines[0] == "warn " + r.check);
+    CHECK_THAT(r.check, Catch::StartsWith("routing check (minhop): 6/12 pairs delivered (6 unreachable, 0 looping)"));
+  }
+}
+
+}  // namespace
+}  // namespace ibsm
