@@ -323,9 +323,9 @@ Result<UnicastTables> route_up_down(const RoutingInput& input, const UpDownOrien
       if (missing == 0) continue;
       const SwitchId to = first + static_cast<uint32_t>(std::countr_zero(missing));
       status = failed_precondition_error(fmt::format(
-          "{}: switches {} and {} both have cas but no up*/down* path from the first to the second "
+          "switches {} and {} both have cas but no up*/down* path from the first to the second "
           "(ranked from {})",
-          engine, describe_switch(graph, s), describe_switch(graph, to), describe_roots(graph, orientation.roots)));
+          describe_switch(graph, s), describe_switch(graph, to), describe_roots(graph, orientation.roots)));
       break;
     }
     for (SwitchId s = 0; s < switches; ++s) {

@@ -89,7 +89,7 @@ UpDownOrientation dnup_orientation(const RoutingGraph& graph);
 
 // Tables along shortest legal paths for `orientation` (what both engines
 // run). Fails, naming them, when two switches with CAs in one component
-// have no legal path between them; `engine` prefixes the message.
+// have no legal path between them; `engine` names the engine in the log.
 Result<UnicastTables> route_up_down(const RoutingInput& input, const UpDownOrientation& orientation,
                                     std::string_view engine);
 

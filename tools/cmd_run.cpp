@@ -150,6 +150,7 @@ void print_summary(const SweepReport& r, Micros elapsed) {
               static_cast<unsigned long long>(r.port_info_sets), static_cast<unsigned long long>(r.switch_info_sets),
               static_cast<unsigned long long>(r.lft_blocks_sent), static_cast<unsigned long long>(r.pkey_sets),
               static_cast<unsigned long long>(r.ports_armed), static_cast<unsigned long long>(r.ports_activated));
+  if (!r.routes.check.empty()) std::printf("  %s\n", r.routes.check.c_str());
   for (const auto& p : r.phases)
     std::printf("  phase %-16s %9.3f ms %8llu mads\n", p.name.c_str(), static_cast<double>(p.elapsed) / 1000.0,
                 static_cast<unsigned long long>(p.mads));
