@@ -94,6 +94,7 @@ class CdgBuilder {
         const uint32_t count = 1u << port.lmc;
         for (uint32_t i = 0; i < count && port.base_lid.value + i <= Lid::max_unicast; ++i) {
           lids_.push_back(static_cast<uint16_t>(port.base_lid.value + i));
+          if (node.is_switch()) switch_lids_.push_back(static_cast<uint16_t>(port.base_lid.value + i));
         }
         if (node.is_switch() || !cable_usable(fabric, here)) continue;
         const uint32_t sw = switch_of_[port.remote_node.value];
@@ -104,6 +105,7 @@ class CdgBuilder {
     }
     std::sort(lids_.begin(), lids_.end());
     lids_.erase(std::unique(lids_.begin(), lids_.end()), lids_.end());
+    std::sort(switch_lids_.begin(), switch_lids_.end());
     injections_at_.resize(switches_.size() + 1, 0);
     std::sort(injections_.begin(), injections_.end(), [](const Injection& a, const Injection& b) {
       return a.sw != b.sw ? a.sw < b.sw : a.channel < b.channel;
@@ -171,8 +173,9 @@ class CdgBuilder {
   }
 
   // A chunk of destination LIDs whose VL depends on the LID alone. Every
-  // switch is a source, so every switch-to-switch hop of the forest toward a
-  // LID carries packets for it. Switch by switch, so that the dependencies
+  // switch is a source of packets for a CA's LID, so every switch-to-switch
+  // hop of the forest toward it carries packets; toward a switch's LID, the
+  // hops downstream of a switch with CAs do (mark_carriers). Switch by switch, so that the dependencies
   // written (those of the switch's own out-channels) stay at hand.
   Status destinations(size_t begin, size_t count) {
     for (size_t k = 0; k < count; ++k) {
@@ -181,10 +184,11 @@ class CdgBuilder {
       IBSM_RETURN_IF_ERROR(g.status());
       chunk_graphs_[k] = *g;
     }
+    mark_carriers(begin, count);
     for (uint32_t s = 0; s < switches_.size(); ++s) {
       for (size_t k = 0; k < count; ++k) {
         const uint32_t in = channel_out(s, k);
-        if (in == kNone) continue;
+        if (in == kNone || !carries(s, k)) continue;
         VlGraph& graph = *chunk_graphs_[k];
         ++graph.sent[s * 256 + out(s, k)];
         const uint32_t t = next_switch_[in];
@@ -194,10 +198,46 @@ class CdgBuilder {
     return {};
   }
 
+  // Whether a switch's LID takes packets from switches. Packets between two
+  // switches' management ports are SMPs, on VL15, which has no flow-control
+  // credits and so cannot take part in a credit loop (IBA 7.6.4, 7.9.4);
+  // switches send no other traffic to each other. So a switch's LID draws
+  // packets only from CAs and routers, and only the part of its forest of
+  // routes that those packets cross carries dependencies. (Without this,
+  // min-hop on a fat tree would show cycles made of switch-to-switch
+  // management routes that turn down and up again, which no packet on a
+  // data VL takes: ibdmchk, tracing CA traffic only, finds none there.)
+  bool is_switch_lid(uint16_t lid) const { return std::binary_search(switch_lids_.begin(), switch_lids_.end(), lid); }
+
+  // For the staged LIDs that are switch LIDs: which switches pass packets
+  // for them on (those with CAs, and every switch downstream of one).
+  void mark_carriers(size_t begin, size_t count) {
+    const size_t n = switches_.size();
+    chunk_switch_lid_.assign(count, 0);
+    carried_.assign(n * count, 0);
+    for (size_t k = 0; k < count; ++k) {
+      if (!is_switch_lid(lids_[begin + k])) continue;
+      chunk_switch_lid_[k] = 1;
+      for (uint32_t s = 0; s < n; ++s) {
+        if (injections_at_[s] == injections_at_[s + 1]) continue;  // no CA here
+        // Walk the forest until a switch already marked (a loop ends there too).
+        for (uint32_t at = s; !carried_[at * count + k];) {
+          carried_[at * count + k] = 1;
+          const uint32_t in = channel_out(at, k);
+          if (in == kNone) break;
+          at = next_switch_[in];
+        }
+      }
+    }
+    carried_count_ = count;
+  }
+  bool carries(uint32_t s, size_t k) const { return !chunk_switch_lid_[k] || carried_[s * carried_count_ + k]; }
+
   // The VL of every (source, dlid) pair: the VLs reaching each switch are
   // carried along the forest of routes toward the LID.
   Status destination_by_path(Lid dlid, size_t k) {
     const size_t n = switches_.size();
+    const bool dlid_is_switch = is_switch_lid(dlid.value);
     vl_mask_.assign(n, 0);
     indegree_.assign(n, 0);
     Status bad;
@@ -209,7 +249,8 @@ class CdgBuilder {
     for (uint32_t s = 0; s < n; ++s) {
       const uint32_t in = channel_out(s, k);
       if (in == kNone) continue;  // delivered here or dropped: its packets take no channel
-      vl_mask_[s] |= uint16_t{1} << vl_of(PortRef{switches_[s], 0});
+      // A switch sends nothing but SMPs (VL15) to another switch's LID; see is_switch_lid.
+      if (!dlid_is_switch) vl_mask_[s] |= uint16_t{1} << vl_of(PortRef{switches_[s], 0});
       ++indegree_[next_switch_[in]];
       for (uint32_t i = injections_at_[s]; i < injections_at_[s + 1]; ++i) {
         const Injection& inj = injections_[i];
@@ -390,6 +431,10 @@ class CdgBuilder {
   std::vector<Injection> injections_;  // by switch, then port id
   std::vector<uint32_t> injections_at_;  // by switch: offsets into injections_
   std::vector<uint16_t> lids_;         // every destination LID, ascending
+  std::vector<uint16_t> switch_lids_;  // the switches' LIDs, ascending
+  std::vector<uint8_t> chunk_switch_lid_;  // by staged LID: a switch's
+  std::vector<uint8_t> carried_;           // [switch * carried_count_ + staged LID]
+  size_t carried_count_ = 0;
   uint64_t channels_ = 0;
   std::vector<uint8_t> stage_;         // [switch * kChunk + k]: the out-port for the k-th LID of the chunk
   std::array<std::unique_ptr<VlGraph>, kVls> vls_;

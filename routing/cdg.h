@@ -14,10 +14,14 @@
 // cycle of such dependencies can deadlock the fabric (Dally and Seitz), an
 // acyclic graph cannot.
 //
-// Traffic comes from every CA and router port with a LID and from every
-// switch (its port 0) toward every LID a port owns (all 2^LMC of them). The
-// routes toward one LID form an in-forest (one out-port per switch), so each
-// destination LID costs one pass over the switches, not one trace per pair.
+// Traffic comes from every CA and router port with a LID toward every LID a
+// port owns (all 2^LMC of them), and from every switch (its port 0) toward
+// the CAs' and routers' LIDs. Switches send each other nothing but SMPs,
+// which travel on VL15 without flow-control credits and so cannot deadlock:
+// switch-to-switch routes are left out (ibdmchk, which traces CA traffic
+// only, agrees). The routes toward one LID form an in-forest (one out-port
+// per switch), so each destination LID costs one pass over the switches,
+// not one trace per pair.
 #pragma once
 
 #include <cstdint>

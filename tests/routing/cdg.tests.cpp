@@ -282,15 +282,45 @@ TEST_CASE("a fabric without switches has no channels", "[routing][cdg]") {
   CHECK(r.acyclic());
 }
 
-TEST_CASE("a switch's own packets count as traffic", "[routing][cdg]") {
-  // A line of three switches with no hosts: only the switches' own lids
-  // and packets; sw-0's packets to sw-2 turn at sw-1.
-  Fabric f = must(topogen::mesh({.dims = {3}, .torus = false, .hosts_per_switch = 0}));
+TEST_CASE("a switch's own packets to a ca count as traffic, switch-to-switch smps do not", "[routing][cdg]") {
+  // A line of three switches with no hosts: their packets to each other are
+  // SMPs on VL15, without flow-control credits: no dependency at all, though
+  // sw-0's packets to sw-2 turn at sw-1.
+  Fabric bare = must(topogen::mesh({.dims = {3}, .torus = false, .hosts_per_switch = 0}));
+  assign_lids(bare);
+  const RoutingGraph bare_graph = must(RoutingGraph::build(bare));
+  const CdgReport none = must(check_channel_dependencies(bare, testing::route_minhop(bare_graph).lfts));
+  CHECK(none.channels == 4);
+  CHECK(none.dependencies == 0);
+
+  // The same line with one host, at an end switch (the other hosts' cables
+  // are down). The far end switch's packets to the host turn at the middle
+  // switch (one dependency); the host's packets to the other switches' LIDs
+  // wait from its injection channel for the first cable and, toward the far
+  // end, turn at the middle switch (two more): exactly three.
+  Fabric f = must(topogen::mesh({.dims = {3}, .torus = false, .hosts_per_switch = 1}));
+  bool kept = false;
+  for (uint32_t n = 0; n < f.node_count(); ++n) {
+    Node& ca = f.node(NodeIndex{n});
+    if (ca.is_switch()) continue;
+    const Node& sw = f.node(ca.port(1).remote_node);
+    unsigned switch_neighbours = 0;
+    for (unsigned p = 1; p <= sw.num_ports; ++p) {
+      const Port& port = sw.port(static_cast<uint8_t>(p));
+      if (port.connected() && f.node(port.remote_node).is_switch()) ++switch_neighbours;
+    }
+    if (switch_neighbours == 1 && !kept) {
+      kept = true;
+    } else {
+      ca.port(1).state = PortState::down;
+    }
+  }
+  REQUIRE(kept);
   assign_lids(f);
   const RoutingGraph graph = must(RoutingGraph::build(f));
   const CdgReport r = must(check_channel_dependencies(f, testing::route_minhop(graph).lfts));
-  CHECK(r.channels == 4);
-  CHECK(r.dependencies == 2);
+  CHECK(r.channels == 5);  // four between switches, the host's injection
+  CHECK(r.dependencies == 3);
 }
 
 }  // namespace
