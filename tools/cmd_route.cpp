@@ -48,7 +48,7 @@ constexpr const char* kUsage =
     "  -U, --lfts_file F        the file engine's tables\n"
     "      --sm-node NAME       the node the SM would run on: its port gets the first\n"
     "                           LID (default: the topology's first node, as --sim)\n"
-    "  -v, --verbose            more log (twice: debug)\n";
+    "  -v, --verbose            more log, with the seconds since start (twice: debug)\n";
 
 }  // namespace
 
@@ -81,7 +81,7 @@ int cmd_route(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
-  StderrLogSink log(static_cast<LogLevel>(verbosity > 4 ? 4 : verbosity));
+  ElapsedStderrLogSink log(static_cast<LogLevel>(verbosity > 4 ? 4 : verbosity));
 
   auto engines = load_engine_files(roots_file.value_or(""), lfts_in.value_or(""));
   if (!engines.ok()) {
@@ -121,6 +121,8 @@ int cmd_route(int argc, char** argv) {
     return 1;
   }
 
+  ibsm::log(log, LogLevel::info, Subsystem::routing, "routing {} switches, lids 1-{}, with '{}'", fabric->switch_count(),
+            lids->top, engine.value_or("minhop"));
   const auto start = std::chrono::steady_clock::now();
   auto routes = (*route)(*fabric);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -129,14 +131,16 @@ int cmd_route(int argc, char** argv) {
     return 1;
   }
 
-  std::ostringstream tables;
-  if (format.value_or("dump_lfts") == "opensm") {
-    write_opensm_lfts_dump(*fabric, routes->lfts, tables);
-  } else {
-    write_lft_dump(*fabric, routes->lfts, tables);
-  }
-  if (Status s = write_text_output(*out_file, tables.str()); !s.ok()) {
-    std::fprintf(stderr, "ibsm route: %s\n", s.message().c_str());
+  const bool opensm_format = format.value_or("dump_lfts") == "opensm";
+  Status written = write_stream_output(*out_file, [&](std::ostream& out) {
+    if (opensm_format) {
+      write_opensm_lfts_dump(*fabric, routes->lfts, out);
+    } else {
+      write_lft_dump(*fabric, routes->lfts, out);
+    }
+  });
+  if (!written.ok()) {
+    std::fprintf(stderr, "ibsm route: %s\n", written.message().c_str());
     return 1;
   }
   if (guid2lid_file) {

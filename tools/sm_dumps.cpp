@@ -1,7 +1,6 @@
 #include "tools/sm_dumps.h"
 
 #include <filesystem>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -16,18 +15,17 @@ Status write_sm_dumps(const std::string& dir, const SweepReport& report) {
   if (ec) return unavailable_error(fmt::format("cannot create {}: {}", dir, ec.message()));
   const Fabric& f = report.configured;
   const auto& lfts = report.routes.lfts;
-  std::ostringstream subnet, fdbs, mcfdbs, lfts_dump;
   SubnetLstOptions o;
   o.sm_lid = report.sm_lid;
-  write_opensm_subnet_lst(f, subnet, o);
-  write_opensm_fdbs(f, lfts, fdbs);
-  write_opensm_mcfdbs(f, mcfdbs);
-  write_opensm_lfts_dump(f, lfts, lfts_dump);
-  std::filesystem::path base(dir);
-  IBSM_RETURN_IF_ERROR(write_text_output((base / "opensm-subnet.lst").string(), subnet.str()));
-  IBSM_RETURN_IF_ERROR(write_text_output((base / "opensm.fdbs").string(), fdbs.str()));
-  IBSM_RETURN_IF_ERROR(write_text_output((base / "opensm.mcfdbs").string(), mcfdbs.str()));
-  return write_text_output((base / "opensm-lfts.dump").string(), lfts_dump.str());
+  const std::filesystem::path base(dir);
+  IBSM_RETURN_IF_ERROR(write_stream_output((base / "opensm-subnet.lst").string(),
+                                           [&](std::ostream& out) { write_opensm_subnet_lst(f, out, o); }));
+  IBSM_RETURN_IF_ERROR(
+      write_stream_output((base / "opensm.fdbs").string(), [&](std::ostream& out) { write_opensm_fdbs(f, lfts, out); }));
+  IBSM_RETURN_IF_ERROR(
+      write_stream_output((base / "opensm.mcfdbs").string(), [&](std::ostream& out) { write_opensm_mcfdbs(f, out); }));
+  return write_stream_output((base / "opensm-lfts.dump").string(),
+                             [&](std::ostream& out) { write_opensm_lfts_dump(f, lfts, out); });
 }
 
 }  // namespace ibsm::tools

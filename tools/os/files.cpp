@@ -37,6 +37,20 @@ Status write_text_output(const std::string& path, std::string_view text) {
   return {};
 }
 
+Status write_stream_output(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  if (path.empty() || path == "-") {
+    std::ostringstream text;  // standard output: small outputs, in one piece
+    write(text);
+    return write_text_output(path, text.str());
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return unavailable_error(fmt::format("cannot create {}: {}", path, std::strerror(errno)));
+  write(out);
+  out.close();
+  if (!out) return unavailable_error(fmt::format("cannot write {}", path));
+  return {};
+}
+
 Result<Fabric> load_netfile(const std::string& path) {
   auto text = read_text_file(path);
   if (!text.ok()) return text.status();
