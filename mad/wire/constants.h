@@ -138,6 +138,31 @@ inline constexpr uint16_t service_association_record = 0x003B;
 inline constexpr uint16_t inform_info_record = 0x00F3;
 }  // namespace sa_attr
 
+// Sizes of the common class attributes (IBA 13.4.8.1, 13.4.8.3).
+inline constexpr size_t class_port_info_size = 72;
+inline constexpr size_t inform_info_size = 36;
+
+// SA record sizes in bytes, as the IBA tables lay the records out (IBA 15.2.5);
+// a multi-record answer pads each to sa_attr_offset_words(size) * 8 bytes.
+namespace sa_record_size {
+inline constexpr size_t node = 108;  // LID, NodeInfo, NodeDescription
+inline constexpr size_t port_info = 68;  // EndportLID, PortNum, Options, PortInfo
+inline constexpr size_t sl_to_vl_mapping_table = 16;
+inline constexpr size_t switch_info = 24;
+inline constexpr size_t linear_forwarding_table = 72;
+inline constexpr size_t multicast_forwarding_table = 72;
+inline constexpr size_t sm_info = 25;  // LID, reserved, SMInfo (21 bytes)
+inline constexpr size_t link = 6;  // FromLID, FromPort, ToPort, ToLID
+inline constexpr size_t guid_info = 72;
+inline constexpr size_t service = 176;
+inline constexpr size_t p_key_table = 72;
+inline constexpr size_t path = 64;
+inline constexpr size_t vl_arbitration_table = 72;
+inline constexpr size_t mc_member = 52;
+inline constexpr size_t multi_path_fixed = 24;  // before its list of GIDs
+inline constexpr size_t inform_info = 60;
+}  // namespace sa_record_size
+
 // MAD Status (IBA 13.4.7, table 121): bits 0-1 flags, bits 2-4 a code,
 // bits 8-15 class specific.
 namespace mad_status {

@@ -76,6 +76,15 @@ void take_member(std::span<const uint8_t> buf, const Field& f, M& m) {
 
 }  // namespace detail
 
+// Visits the fields of an attribute embedded `byte_offset` bytes into an outer
+// struct (an SMP attribute inside an SA record, IBA 15.2.5): the attribute's
+// own field list, each field shifted, so the outer table reuses it instead of
+// restating its offsets. Call it from the outer struct's visit_fields.
+template <typename Inner, typename Fn>
+constexpr void visit_embedded(Inner& inner, size_t byte_offset, Fn&& fn) {
+  visit_fields(inner, [&](const Field& f, auto& m) { fn(f.shifted(byte_offset), m); });
+}
+
 // Writes every field of `x` into `buf` (offsets relative to buf[0]); bits that
 // belong to no field are left as they were.
 template <typename X>

@@ -16,7 +16,10 @@ using namespace ibsm::wire::testing;
 
 #define WIRE_STRUCTS                                                                              \
   NodeInfo, PortInfo, SwitchInfo, SmInfo, GuidInfo, LinearForwardingTable, MulticastForwardingTable, \
-      PKeyTable, SlToVlTable, VlArbitrationTable, Notice, MadHeader, RmppHeader, SaHeader
+      PKeyTable, SlToVlTable, VlArbitrationTable, Notice, MadHeader, RmppHeader, SaHeader, ClassPortInfo,         \
+      InformInfo, NodeRecord, PortInfoRecord, SwitchInfoRecord, SmInfoRecord, LinkRecord,                         \
+      LinearForwardingTableRecord, MulticastForwardingTableRecord, GuidInfoRecord, PKeyTableRecord,              \
+      SlToVlTableRecord, VlArbitrationTableRecord, PathRecord, McMemberRecord, ServiceRecord, InformInfoRecord
 
 TEMPLATE_TEST_CASE("field tables are ordered, disjoint and inside the struct", "[wire][table]", WIRE_STRUCTS) {
   constexpr auto table = field_table<TestType>();

@@ -12,8 +12,12 @@
 // libibmad's attribute offsets are relative to the attribute; its header
 // offsets to the MAD start: the buffers below follow the same split.
 #include <infiniband/mad.h>
+#include <infiniband/umad_sa.h>
+#include <infiniband/umad_sa_mcm.h>
+#include <infiniband/umad_types.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <random>
 #include <set>
 #include <vector>
@@ -381,10 +385,98 @@ std::vector<Mapping> table_map() {
   };
 }
 
+// SA records and the class attributes the SA serves. libibmad defines a few
+// fields of PathRecord, MultiPathRecord, MCMemberRecord, ServiceRecord,
+// GUIDInfoRecord and ClassPortInfo; the rest are pinned against saquery's
+// layout in sa_records.tests.cpp.
+std::vector<Mapping> path_record_map() {
+  namespace f = path_record_fields;
+  return {
+      {f::dgid, IB_SA_PR_DGID_F}, {f::sgid, IB_SA_PR_SGID_F},      {f::dlid, IB_SA_PR_DLID_F},
+      {f::slid, IB_SA_PR_SLID_F}, {f::numb_path, IB_SA_PR_NPATH_F}, {f::sl, IB_SA_PR_SL_F},
+  };
+}
+
+std::vector<Field> path_record_not_in_libibmad() {
+  namespace f = path_record_fields;
+  return {f::service_id, f::raw_traffic,   f::flow_label, f::hop_limit,     f::tclass,
+          f::reversible, f::p_key,         f::qos_class,  f::mtu_selector,  f::mtu,
+          f::rate_selector, f::rate, f::packet_life_time_selector, f::packet_life_time, f::preference};
+}
+
+std::vector<Mapping> multi_path_record_map() {
+  namespace f = multi_path_record_fields;
+  return {{f::numb_path, IB_SA_MP_NPATH_F}, {f::sgid_count, IB_SA_MP_NSRC_F}, {f::dgid_count, IB_SA_MP_NDEST_F}};
+}
+
+std::vector<Mapping> multi_path_gid_map() { return {{multi_path_record_fields::gid(0), IB_SA_MP_GID0_F}}; }
+
+std::vector<Mapping> mc_member_record_map() {
+  namespace f = mc_member_record_fields;
+  return {
+      {f::mgid, IB_SA_MCM_MGID_F},   {f::port_gid, IB_SA_MCM_PORTGID_F},     {f::q_key, IB_SA_MCM_QKEY_F},
+      {f::mlid, IB_SA_MCM_MLID_F},   {f::sl, IB_SA_MCM_SL_F},                {f::mtu, IB_SA_MCM_MTU_F},
+      {f::rate, IB_SA_MCM_RATE_F},   {f::tclass, IB_SA_MCM_TCLASS_F},        {f::p_key, IB_SA_MCM_PKEY_F},
+      {f::flow_label, IB_SA_MCM_FLOW_LABEL_F}, {f::join_state, IB_SA_MCM_JOIN_STATE_F},
+      {f::proxy_join, IB_SA_MCM_PROXY_JOIN_F},
+  };
+}
+
+std::vector<Field> mc_member_record_not_in_libibmad() {
+  namespace f = mc_member_record_fields;
+  return {f::mtu_selector, f::rate_selector, f::packet_life_time_selector, f::packet_life_time, f::hop_limit,
+          f::scope};
+}
+
+std::vector<Mapping> service_record_map() {
+  namespace f = service_record_fields;
+  return {
+      {f::service_id, IB_SA_SR_ID_F},      {f::service_gid, IB_SA_SR_GID_F}, {f::service_p_key, IB_SA_SR_PKEY_F},
+      {f::service_lease, IB_SA_SR_LEASE_F}, {f::service_key, IB_SA_SR_KEY_F}, {f::service_name, IB_SA_SR_NAME_F},
+  };
+}
+
+// libibmad has the 64 ServiceData bytes as one array.
+std::vector<Mapping> service_data_map() { return {{Field{896, 512, "ServiceData"}, IB_SA_SR_DATA_F}}; }
+
+std::vector<Field> service_record_data_fields() {
+  std::vector<Field> data;
+  for (const Field& f : field_table<ServiceRecord>())
+    if (f.bit_offset >= 896) data.push_back(f);
+  return data;
+}
+
+std::vector<Mapping> guid_info_record_map() {
+  namespace f = guid_info_record_fields;
+  std::vector<Mapping> map{{f::lid, IB_SA_GIR_LID_F}, {f::block_num, IB_SA_GIR_BLOCKNUM_F}};
+  for (size_t i = 0; i < guids_per_block; ++i)
+    map.push_back({guid_info_fields::guid(i).shifted(f::guid_info_offset), next(IB_SA_GIR_GUID0_F, static_cast<int>(i))});
+  return map;
+}
+
+std::vector<Mapping> class_port_info_map() {
+  namespace f = class_port_info_fields;
+  return {
+      {f::base_version, IB_CPI_BASEVER_F},       {f::class_version, IB_CPI_CLASSVER_F},
+      {f::capability_mask, IB_CPI_CAPMASK_F},    {f::capability_mask2, IB_CPI_CAPMASK2_F},
+      {f::resp_time_value, IB_CPI_RESP_TIME_VALUE_F}, {f::redirect_gid, IB_CPI_REDIRECT_GID_F},
+      {f::redirect_tc, IB_CPI_REDIRECT_TC_F},    {f::redirect_sl, IB_CPI_REDIRECT_SL_F},
+      {f::redirect_fl, IB_CPI_REDIRECT_FL_F},    {f::redirect_lid, IB_CPI_REDIRECT_LID_F},
+      {f::redirect_p_key, IB_CPI_REDIRECT_PKEY_F}, {f::redirect_qp, IB_CPI_REDIRECT_QP_F},
+      {f::redirect_q_key, IB_CPI_REDIRECT_QKEY_F}, {f::trap_gid, IB_CPI_TRAP_GID_F},
+      {f::trap_tc, IB_CPI_TRAP_TC_F},            {f::trap_sl, IB_CPI_TRAP_SL_F},
+      {f::trap_fl, IB_CPI_TRAP_FL_F},            {f::trap_lid, IB_CPI_TRAP_LID_F},
+      {f::trap_p_key, IB_CPI_TRAP_PKEY_F},       {f::trap_hop_limit, IB_CPI_TRAP_HL_F},
+      {f::trap_qp, IB_CPI_TRAP_QP_F},            {f::trap_q_key, IB_CPI_TRAP_QKEY_F},
+  };
+}
+
 std::vector<std::vector<Mapping>> all_maps() {
   return {header_map(), smp_map(),       node_info_map(),      port_info_map(),     switch_info_map(),
           sm_info_map(), guid_info_map(), guid_info_legacy_map(), notice_map(),     notice_details_map(),
-          rmpp_map(),    rmpp_meanings_map(), sa_header_map(),  sa_data_map(),      table_map()};
+          rmpp_map(),    rmpp_meanings_map(), sa_header_map(),  sa_data_map(),      table_map(),
+          path_record_map(), multi_path_record_map(), multi_path_gid_map(), mc_member_record_map(),
+          service_record_map(), service_data_map(), guid_info_record_map(), class_port_info_map()};
 }
 
 }  // namespace
@@ -754,6 +846,9 @@ TEST_CASE("every libibmad field of the implemented families is paired", "[wire][
       {IB_GUID_GUID0_F, next(IB_GUID_GUID0_F)},
       {IB_GI_GUID0_F, next(IB_GI_GUID7_F)},
       {IB_PORT_CAPMASK2_F, IB_PORT_LINK_SPEED_EXT_LAST_F},
+      {IB_SA_MP_NPATH_F, next(IB_SA_SR_DATA_F)},  // MultiPath, Path, MCMember, Service records
+      {IB_CPI_BASEVER_F, next(IB_CPI_TRAP_QKEY_F)},
+      {IB_SA_GIR_LID_F, next(IB_SA_GIR_GUID7_F)},
   };
   size_t checked = 0;
   for (auto [first, last] : ranges) {
@@ -763,5 +858,132 @@ TEST_CASE("every libibmad field of the implemented families is paired", "[wire][
       ++checked;
     }
   }
-  CHECK(checked > 130);
+  CHECK(checked > 180);
+}
+
+TEST_CASE("pathrecord fields match libibmad", "[wire][libibmad][sa][pathrecord]") {
+  const auto map = path_record_map();
+  check_pairs(map, sa_record_size::path);
+  check_struct<PathRecord>(map, path_record_not_in_libibmad(), sa_record_size::path);
+  CHECK(sa_record_size::path == IB_SA_PR_RECSZ);
+}
+
+TEST_CASE("multipathrecord fields match libibmad", "[wire][libibmad][sa][multipath]") {
+  check_pairs(multi_path_record_map(), sa_data_size);
+  check_pairs(multi_path_gid_map(), sa_data_size);
+  std::mt19937_64 rng(12);
+  for (int round = 0; round < kStructRounds; ++round) {
+    auto x = random_struct<MultiPathRecord>(rng);
+    x.sgid_count = static_cast<uint8_t>(1 + rng() % 5);
+    x.dgid_count = static_cast<uint8_t>(rng() % 6);
+    for (auto& g : x.gids) g = Gid::from_parts(rng(), rng());
+    std::vector<uint8_t> buf(sa_data_size);
+    encode(x, buf);
+    REQUIRE(mad_get_field(buf.data(), 0, IB_SA_MP_NPATH_F) == x.numb_path);
+    REQUIRE(mad_get_field(buf.data(), 0, IB_SA_MP_NSRC_F) == x.sgid_count);
+    REQUIRE(mad_get_field(buf.data(), 0, IB_SA_MP_NDEST_F) == x.dgid_count);
+    // libibmad reads GID i through its first GID field at a base offset.
+    for (size_t i = 0; i < x.gid_count(); ++i) {
+      std::array<uint8_t, 16> g{};
+      mad_get_array(buf.data(), static_cast<int>(16 * i), IB_SA_MP_GID0_F, g.data());
+      REQUIRE(g == x.gids[i].raw);
+    }
+  }
+}
+
+TEST_CASE("mcmemberrecord fields match libibmad", "[wire][libibmad][sa][mcmember]") {
+  const auto map = mc_member_record_map();
+  // libibmad's IB_SA_MCM_RECSZ (53) counts a byte past the record's 52: use its size.
+  check_pairs(map, IB_SA_MCM_RECSZ);
+  check_struct<McMemberRecord>(map, mc_member_record_not_in_libibmad(), IB_SA_MCM_RECSZ);
+  // libibumad's record struct, padded to the 8-byte stride.
+  CHECK(sizeof(umad_sa_mcmember_record) == sa_attr_offset_words(sa_record_size::mc_member) * 8);
+  namespace f = mc_member_record_fields;
+  CHECK(f::q_key.byte_offset() == offsetof(umad_sa_mcmember_record, qkey));
+  CHECK(f::mlid.byte_offset() == offsetof(umad_sa_mcmember_record, mlid));
+  CHECK(f::mtu_selector.byte_offset() == offsetof(umad_sa_mcmember_record, mtu));
+  CHECK(f::tclass.byte_offset() == offsetof(umad_sa_mcmember_record, tclass));
+  CHECK(f::p_key.byte_offset() == offsetof(umad_sa_mcmember_record, pkey));
+  CHECK(f::rate_selector.byte_offset() == offsetof(umad_sa_mcmember_record, rate));
+  CHECK(f::packet_life_time_selector.byte_offset() == offsetof(umad_sa_mcmember_record, pkt_life));
+  CHECK(f::sl.byte_offset() == offsetof(umad_sa_mcmember_record, sl_flow_hop));
+  CHECK(f::scope.byte_offset() == offsetof(umad_sa_mcmember_record, scope_state));
+  CHECK(f::proxy_join.byte_offset() == offsetof(umad_sa_mcmember_record, proxy_join));
+  CHECK(mc_join_state::full_member == UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER);
+  CHECK(mc_join_state::non_member == UMAD_SA_MCM_JOIN_STATE_NON_MEMBER);
+  CHECK(mc_join_state::send_only_non_member == UMAD_SA_MCM_JOIN_STATE_SEND_ONLY_NON_MEMBER);
+  CHECK(mc_join_state::send_only_full_member == UMAD_SA_MCM_JOIN_STATE_SEND_ONLY_FULL_MEMBER);
+}
+
+TEST_CASE("servicerecord fields match libibmad", "[wire][libibmad][sa][service]") {
+  const auto map = service_record_map();
+  check_pairs(map, sa_record_size::service);
+  check_pairs(service_data_map(), sa_record_size::service);
+  check_struct<ServiceRecord>(map, service_record_data_fields(), sa_record_size::service);
+  // ServiceData element by element, through libibmad's one array.
+  std::mt19937_64 rng(13);
+  for (int round = 0; round < kStructRounds; ++round) {
+    const auto x = random_struct<ServiceRecord>(rng);
+    std::vector<uint8_t> buf(sa_record_size::service);
+    encode(x, buf);
+    std::array<uint8_t, 64> d{};
+    mad_get_array(buf.data(), 0, IB_SA_SR_DATA_F, d.data());
+    auto be_at = [&](size_t off, size_t n) {
+      uint64_t v = 0;
+      for (size_t i = 0; i < n; ++i) v = (v << 8) | d[off + i];
+      return v;
+    };
+    for (size_t i = 0; i < 16; ++i) REQUIRE(d[i] == x.data8[i]);
+    for (size_t i = 0; i < 8; ++i) REQUIRE(be_at(16 + 2 * i, 2) == x.data16[i]);
+    for (size_t i = 0; i < 4; ++i) REQUIRE(be_at(32 + 4 * i, 4) == x.data32[i]);
+    for (size_t i = 0; i < 2; ++i) REQUIRE(be_at(48 + 8 * i, 8) == x.data64[i]);
+  }
+}
+
+TEST_CASE("guidinforecord fields match libibmad", "[wire][libibmad][sa][guidinfo]") {
+  const auto map = guid_info_record_map();
+  check_pairs(map, sa_record_size::guid_info);
+  check_struct<GuidInfoRecord>(map, {}, sa_record_size::guid_info);
+  CHECK(sa_record_size::guid_info == IB_SA_GIR_RECSZ);
+  CHECK(sa_record_size::node == IB_SA_NR_RECSZ);
+}
+
+TEST_CASE("classportinfo fields match libibmad and libibumad", "[wire][libibmad][sa][classportinfo]") {
+  const auto map = class_port_info_map();
+  check_pairs(map, class_port_info_size);
+  check_struct<ClassPortInfo>(map, {}, class_port_info_size);
+  namespace f = class_port_info_fields;
+  CHECK(sizeof(umad_class_port_info) == class_port_info_size);
+  CHECK(f::redirect_tc.byte_offset() == offsetof(umad_class_port_info, redir_tc_sl_fl));
+  CHECK(f::redirect_lid.byte_offset() == offsetof(umad_class_port_info, redir_lid));
+  CHECK(f::trap_gid.byte_offset() == offsetof(umad_class_port_info, trapgid));
+  CHECK(f::trap_hop_limit.byte_offset() == offsetof(umad_class_port_info, trap_hl_qp));
+  CHECK(f::trap_q_key.byte_offset() == offsetof(umad_class_port_info, trap_qkey));
+}
+
+TEST_CASE("sa constants match libibumad's", "[wire][libibmad][sa][constants]") {
+  CHECK(sa_selector::greater_than == UMAD_SA_SELECTOR_GREATER_THAN);
+  CHECK(sa_selector::less_than == UMAD_SA_SELECTOR_LESS_THAN);
+  CHECK(sa_selector::exactly == UMAD_SA_SELECTOR_EXACTLY);
+  CHECK(sa_selector::largest == UMAD_SA_SELECTOR_LARGEST_AVAIL);
+  CHECK(sa_selector::smallest == UMAD_SA_SELECTOR_SMALLEST_AVAIL);
+  CHECK(sa_cap::is_subnet_opt_rec_supported == UMAD_SA_CAP_MASK_IS_SUBNET_OPT_REC_SUP);
+  CHECK(sa_cap::is_ud_multicast_supported == UMAD_SA_CAP_MASK_IS_UD_MCAST_SUP);
+  CHECK(sa_cap::is_multi_path_supported == UMAD_SA_CAP_MASK_IS_MULTIPATH_SUP);
+  CHECK(sa_cap::is_reinit_supported == UMAD_SA_CAP_MASK_IS_REINIT_SUP);
+  CHECK(sa_cap::is_gid_scoped_multi_path_supported == UMAD_SA_CAP_MASK_IS_GID_SCOPED_MULTIPATH_SUP);
+  CHECK(sa_cap::is_port_info_capability_mask_match_supported == UMAD_SA_CAP_MASK_IS_PORTINFO_CAP_MASK_MATCH_SUP);
+  CHECK(sa_cap::is_link_speed_width_pairs_record_supported == UMAD_SA_CAP_MASK_IS_LINK_SPEED_WIDTH_PAIRS_REC_SUP);
+  CHECK(sa_cap::is_pa_services_supported == UMAD_SA_CAP_MASK_IS_PA_SERVICES_SUP);
+  CHECK(sa_cap2::is_unpath_repath_supported == UMAD_SA_CAP_MASK2_IS_UNPATH_REPATH_SUP);
+  CHECK(sa_cap2::is_qos_supported == UMAD_SA_CAP_MASK2_IS_QOS_SUP);
+  CHECK(sa_cap2::is_reverse_path_p_key_member_bit_supported == UMAD_SA_CAP_MASK2_IS_REV_PATH_PKEY_MEM_BIT_SUP);
+  CHECK(sa_cap2::is_mcast_top_supported == UMAD_SA_CAP_MASK2_IS_MCAST_TOP_SUP);
+  CHECK(sa_cap2::is_hierarchy_info_supported == UMAD_SA_CAP_MASK2_IS_HIERARCHY_INFO_SUP);
+  CHECK(sa_cap2::is_additional_guid_supported == UMAD_SA_CAP_MASK2_IS_ADDITIONAL_GUID_SUP);
+  CHECK(sa_cap2::is_full_port_info_record_supported == UMAD_SA_CAP_MASK2_IS_FULL_PORTINFO_REC_SUP);
+  CHECK(sa_cap2::is_extended_speeds_supported == UMAD_SA_CAP_MASK2_IS_EXT_SPEEDS_SUP);
+  CHECK(sa_cap2::is_multicast_service_record_supported == UMAD_SA_CAP_MASK2_IS_MCAST_SERVICE_REC_SUP);
+  CHECK(sa_cap2::is_port_info_capability_mask2_match_supported == UMAD_SA_CAP_MASK2_IS_PORT_INFO_CAPMASK2_MATCH_SUP);
+  CHECK(class_port_info_size == sizeof(umad_class_port_info));
 }

@@ -4,7 +4,9 @@
 
 #include <span>
 
+#include "mad/wire/class_port_info.h"
 #include "mad/wire/guid_info.h"
+#include "mad/wire/inform_info.h"
 #include "mad/wire/linear_forwarding_table.h"
 #include "mad/wire/mad_header.h"
 #include "mad/wire/multicast_forwarding_table.h"
@@ -13,6 +15,7 @@
 #include "mad/wire/p_key_table.h"
 #include "mad/wire/port_info.h"
 #include "mad/wire/rmpp.h"
+#include "mad/wire/sa_records.h"
 #include "mad/wire/sa_header.h"
 #include "mad/wire/sl_to_vl_table.h"
 #include "mad/wire/sm_info.h"
@@ -48,6 +51,29 @@ IBSM_WIRE_CODEC(Notice, 0, notice_size_without_gid, decode_notice);
 IBSM_WIRE_CODEC(MadHeader, 0, mad_header_size, decode_mad_header);
 IBSM_WIRE_CODEC(RmppHeader, 24, rmpp_header_end, decode_rmpp_header);
 IBSM_WIRE_CODEC(SaHeader, rmpp_header_end, sa_data_offset, decode_sa_header);
+
+IBSM_WIRE_CODEC(ClassPortInfo, 0, class_port_info_size, decode_class_port_info);
+IBSM_WIRE_CODEC(InformInfo, 0, inform_info_size, decode_inform_info);
+IBSM_WIRE_CODEC(NodeRecord, 0, sa_record_size::node, decode_node_record);
+IBSM_WIRE_CODEC(PortInfoRecord, 0, sa_record_size::port_info, decode_port_info_record);
+IBSM_WIRE_CODEC(SwitchInfoRecord, 0, sa_record_size::switch_info, decode_switch_info_record);
+IBSM_WIRE_CODEC(SmInfoRecord, 0, sa_record_size::sm_info, decode_sm_info_record);
+IBSM_WIRE_CODEC(LinkRecord, 0, sa_record_size::link, decode_link_record);
+IBSM_WIRE_CODEC(LinearForwardingTableRecord, 0, sa_record_size::linear_forwarding_table,
+                decode_linear_forwarding_table_record);
+IBSM_WIRE_CODEC(MulticastForwardingTableRecord, 0, sa_record_size::multicast_forwarding_table,
+                decode_multicast_forwarding_table_record);
+IBSM_WIRE_CODEC(GuidInfoRecord, 0, sa_record_size::guid_info, decode_guid_info_record);
+IBSM_WIRE_CODEC(PKeyTableRecord, 0, sa_record_size::p_key_table, decode_p_key_table_record);
+IBSM_WIRE_CODEC(SlToVlTableRecord, 0, sa_record_size::sl_to_vl_mapping_table, decode_sl_to_vl_table_record);
+IBSM_WIRE_CODEC(VlArbitrationTableRecord, 0, sa_record_size::vl_arbitration_table,
+                decode_vl_arbitration_table_record);
+IBSM_WIRE_CODEC(PathRecord, 0, sa_record_size::path, decode_path_record);
+IBSM_WIRE_CODEC(McMemberRecord, 0, sa_record_size::mc_member, decode_mc_member_record);
+IBSM_WIRE_CODEC(ServiceRecord, 0, sa_record_size::service, decode_service_record);
+IBSM_WIRE_CODEC(InformInfoRecord, 0, sa_record_size::inform_info, decode_inform_info_record);
+// The fixed part only: its GIDs go by counts (tests fill those themselves).
+IBSM_WIRE_CODEC(MultiPathRecord, 0, sa_record_size::multi_path_fixed, decode_multi_path_record);
 
 #undef IBSM_WIRE_CODEC
 
