@@ -5,6 +5,11 @@
 // Interoperates with Linux's ib_mad RMPP receiver (mad_rmpp.c), which is what
 // every SA client on a host uses.
 //
+// Which answers use RMPP: every SubnAdmGetTableResp, even of one segment or
+// no record at all (OpenSM's osm_sa_respond marks each one RMPP-active, and
+// Linux then sends a single DATA segment with First|Last); a SubnAdmGetResp
+// never (one record, one plain MAD).
+//
 // Single-threaded and clock-free: the owner feeds received MADs to handle(),
 // calls poll(now) at or after next_deadline(), and sends what comes out of the
 // sink.

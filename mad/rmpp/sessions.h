@@ -62,6 +62,9 @@ class RmppSessions {
 
   // A received MAD. Returns false when it is not RMPP-active (the caller's to
   // handle as a plain MAD); true when the table took it, whatever it did.
+  // Offer every received MAD of the class here first: the ACKs of an SA answer
+  // come back with the request's method (GetTable, R bit clear) and the RMPP
+  // active flag, and must not be taken for new requests.
   bool handle(const MadPacket& packet, Micros now);
   // Timeouts of active transfers, expiry of finished ones.
   void poll(Micros now);
