@@ -3,8 +3,9 @@
 #  1. Offline, per engine, on generated fabrics from 1k to 45k endpoints:
 #     `ibsm route -v` (one core): the engine's time and the post-routing
 #     check's time, from the seconds its log lines carry; total wall time and
-#     peak RSS of the whole run (netfile, LIDs, routing, check, writing the
-#     tables) from /usr/bin/time -v; the route quality the check logs (routes
+#     peak RSS of the whole run (netfile, LIDs, routing, check; the tables
+#     are not written out, which at 45k endpoints is gigabytes of text) from
+#     /usr/bin/time -v; the route quality the check logs (routes
 #     per switch link, stretch, channel dependency cycle).
 #  2. Side by side with OpenSM under ibsim, same fabric, same engine: each SM
 #     brings a fresh simulator up (`opensm -o -R E`, `ibsm run -o -R E`); the
@@ -61,7 +62,7 @@ opensm_fabrics=(
 if [[ $quick == 1 ]]; then offline_fabrics=("${offline_fabrics[@]:0:2}"); opensm_fabrics=("${opensm_fabrics[@]:0:1}"); fi
 
 if [[ $offline == 1 ]]; then
-  echo "== offline: ibsm route -R ENGINE,no_fallback --lfts FILE (one core)"
+  echo "== offline: ibsm route -R ENGINE,no_fallback (one core; tables not written out)"
   printf '%-10s %7s %6s %-7s %9s %8s %8s %8s %9s %9s %8s %8s %-8s\n' fabric hosts sws engine engine_s check_s \
     total_s peak_MiB link_max link_mean stddev stretch cdg
   # Seconds since start on the first log line matching $2.
@@ -72,7 +73,7 @@ if [[ $offline == 1 ]]; then
     "$ibsm" topo $args -o "$work/$name.net" 2>/dev/null
     hosts=$(grep -cE '^(Ca|Hca)' "$work/$name.net"); sws=$(grep -c '^Switch' "$work/$name.net")
     for e in $engines; do
-      if ! /usr/bin/time -v "$ibsm" route -t "$work/$name.net" -R "$e,no_fallback" --lfts "$work/route.lfts" -v \
+      if ! /usr/bin/time -v "$ibsm" route -t "$work/$name.net" -R "$e,no_fallback" -v \
           > "$work/route.out" 2> "$work/route.err"; then
         printf '%-10s %7s %6s %-7s %s\n' "$name" "$hosts" "$sws" "$e" "refused: $(grep -m1 -oE 'refused: .{0,60}' "$work/route.err" || tail -1 "$work/route.err")"
         continue
@@ -84,7 +85,6 @@ if [[ $offline == 1 ]]; then
         "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')" "$(awk -v a="$t1" -v b="$t2" 'BEGIN {printf "%.2f", b - a}')" \
         "$(wall_s "$work/route.err")" "$(peak_mib "$work/route.err")" "${lmax:--}" "${lmean:--}" "${lsd:--}" \
         "$(stretch "$work/route.err")" "$(cdg "$work/route.err")"
-      rm -f "$work/route.lfts"
     done
   done
 fi
@@ -106,29 +106,32 @@ client() { LD_PRELOAD="$umad2sim" "$@"; }
 judge() {
   client ibnetdiscover > "$work/$1.topo" 2>/dev/null
   client dump_lfts > "$work/$1.lfts" 2>/dev/null
-  "$ibsm" check --topology "$work/$1.topo" --lfts "$work/$1.lfts" > "$work/$1.check" 2>&1 || true
+  "$ibsm" check --topology "$work/$1.topo" --lfts "$work/$1.lfts" --engine "$2" > "$work/$1.check" 2>&1 || true
 }
 
 if [[ $with_opensm == 1 ]]; then
   echo
   echo "== ibsim: ibsm run -o -R E vs opensm -o -R E (fresh simulator per SM; SIM_HOST=host-0)"
   echo "   routing time from each SM's log; quality from ibsm check on dump_lfts read back from the switches"
-  printf '%-10s %-7s %9s %9s %7s %9s %9s %8s %8s %9s %9s\n' fabric engine ibsm_s osm_s ratio ibsm_max osm_max \
-    ibsm_sd osm_sd ibsm_str osm_str
+  echo "   (OpenSM's updn finds no root on fabrics where every switch has CAs and routes min-hop instead;"
+  echo "    its dnup then ranks every switch alike: the cdg columns say whose tables can deadlock)"
+  printf '%-10s %-7s %9s %9s %7s %9s %9s %8s %8s %9s %9s %-8s %-8s\n' fabric engine ibsm_s osm_s ratio ibsm_max osm_max \
+    ibsm_sd osm_sd ibsm_str osm_str ibsm_cdg osm_cdg
   export SIM_HOST=host-0
+  e_note=""
   for f in "${opensm_fabrics[@]}"; do
     name=${f%%|*}; args=${f#*|}
     # shellcheck disable=SC2086
     "$ibsm" topo $args -o "$work/$name.net" 2>/dev/null
     for e in $engines; do
       start_ibsim "$name" "$work/$name.net"
-      rm -rf "$work/ibsm-cache"
+      rm -rf "$work/ibsm-cache" "$work/ibsm.log"
       client "$ibsm" run -o -R "$e,no_fallback" --cache-dir "$work/ibsm-cache" -f "$work/ibsm.log" > "$work/ibsm.out" 2>&1 || true
       if grep -q "computed the tables" "$work/ibsm.log"; then
         t0=$(grep "phase assign lids" "$work/ibsm.log" | ibsm_time)
         t1=$(grep "computed the tables" "$work/ibsm.log" | ibsm_time)
         is=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')
-        judge ibsm
+        judge ibsm "$e"
       else
         is=-; : > "$work/ibsm.check"
       fi
@@ -137,11 +140,14 @@ if [[ $with_opensm == 1 ]]; then
       rm -rf "$work/osm"; mkdir -p "$work/osm"
       (cd "$work/osm" && OSM_CACHE_DIR=$work/osm OSM_TMP_DIR=$work/osm client opensm -o -R "$e" -D 0x07 \
         -f "$work/osm/osm.log" > "$work/osm.out" 2>&1) || true
-      if grep -q "building routing with '$e'" "$work/osm/osm.log" && grep -q "$e tables configured" "$work/osm/osm.log"; then
+      # The engine that configured the tables (OpenSM falls back to minhop when updn finds no root).
+      oe=$(sed -nE 's/.*osm_ucast_mgr_process: ([a-z0-9-]+) tables configured.*/\1/p' "$work/osm/osm.log" | head -1)
+      if [[ -n $oe ]] && grep -q "building routing with '$e'" "$work/osm/osm.log"; then
         t0=$(grep "building routing with '$e'" "$work/osm/osm.log" | osm_time)
-        t1=$(grep "$e tables configured" "$work/osm/osm.log" | osm_time)
+        t1=$(grep "$oe tables configured" "$work/osm/osm.log" | osm_time)
+        [[ $oe == "$e" ]] || e_note="$e_note $name/$e:opensm-used-$oe"
         os=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')
-        judge osm
+        judge osm "$e"
       else
         os=-; : > "$work/osm.check"
       fi
@@ -150,8 +156,10 @@ if [[ $with_opensm == 1 ]]; then
       read -r omax _ osd <<< "$(quality "$work/osm.check")"
       read -r istr _ <<< "$(stretch "$work/ibsm.check")"
       read -r ostr _ <<< "$(stretch "$work/osm.check")"
-      printf '%-10s %-7s %9s %9s %7s %9s %9s %8s %8s %9s %9s\n' "$name" "$e" "$is" "$os" "$(ratio "$is" "$os")" \
-        "${imax:--}" "${omax:--}" "${isd:--}" "${osd:--}" "${istr:--}" "${ostr:--}"
+      printf '%-10s %-7s %9s %9s %7s %9s %9s %8s %8s %9s %9s %-8s %-8s\n' "$name" "$e" "$is" "$os" "$(ratio "$is" "$os")" \
+        "${imax:--}" "${omax:--}" "${isd:--}" "${osd:--}" "${istr:--}" "${ostr:--}" "$(cdg "$work/ibsm.check")" \
+        "$(cdg "$work/osm.check")"
     done
   done
+  [[ -z $e_note ]] || echo "   OpenSM fell back:$e_note"
 fi
