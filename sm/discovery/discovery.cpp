@@ -110,6 +110,7 @@ class Walker {
     n.vendor_id = ni.vendor_id;
     n.device_id = ni.device_id;
     n.revision = ni.revision;
+    n.partition_cap = ni.partition_cap;
     n.ports.resize(size_t{ni.num_ports} + 1);
     if (n.is_switch()) {
       for (auto& p : n.ports) p.guid = ni.port_guid;

@@ -59,6 +59,7 @@ struct Node {
   uint32_t vendor_id = 0;
   uint16_t device_id = 0;
   uint32_t revision = 0;
+  uint16_t partition_cap = 0;  // NodeInfo:PartitionCap (0: unknown, e.g. from a topology file)
   // SwitchInfo:EnhancedPort0 (IBA 14.2.5.4): port 0 of this switch is a full port
   // with its own PortInfo; ibnetdiscover prints "enhanced port 0" or "base port 0".
   bool enhanced_port0 = false;

@@ -1,0 +1,86 @@
+// Snapshots for the SA tests: from a heavy sweep of a SimFabric, and from a
+// generated fabric with LIDs assigned and no sweep at all.
+#pragma once
+
+#include <memory>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+#include "sa/snapshot.h"
+#include "sm/fabric/netfile_reader.h"
+#include "sm/sweep/lid_assignment.h"
+#include "tests/sm/sweep/sweep_harness.h"
+
+namespace ibsm::test {
+
+inline sa::SaSnapshotOptions sa_options() {
+  sa::SaSnapshotOptions o;
+  o.sm_key = 0x1122334455667788ULL;
+  o.sm_priority = 5;
+  o.generation = 3;
+  return o;
+}
+
+// The SA snapshot after one heavy sweep by `h`'s SM.
+inline sa::SaSnapshot swept_snapshot(SweepHarness& h, uint8_t lmc = 0) {
+  h.config().lids.lmc = lmc;
+  SweepReport r = h.heavy();
+  INFO(fmt::format("problems: {}", fmt::join(r.problems, "; ")));
+  REQUIRE(r.subnet_up);
+  sa::SaSnapshotOptions o = sa_options();
+  o.subnet = h.config().subnet;
+  o.switch_life_time = h.config().switch_life_time;
+  auto s = sa::build_sa_snapshot(r, o);
+  INFO((s.ok() ? std::string() : s.status().message()));
+  REQUIRE(s.ok());
+  return std::move(*s);
+}
+
+// The snapshot of a generated fabric: LIDs as the sweep would assign them,
+// no routes, PortInfo made up from the model, the SM on the first CA.
+inline sa::SaSnapshot offline_snapshot(Fabric f, uint8_t lmc = 0) {
+  for (uint32_t i = 0; i < f.node_count(); ++i)
+    for (Port& p : f.node(NodeIndex{i}).ports)
+      if (p.connected()) p.state = PortState::active;
+  LidOptions lo;
+  lo.lmc = lmc;
+  auto a = assign_lids(f, lo, nullptr);
+  REQUIRE(a.ok());
+  REQUIRE(apply_lids(*a, f).ok());
+  sa::SaSnapshotParts parts;
+  parts.sm_port = SweepHarness::first_ca_port(f);
+  parts.fabric = std::move(f);
+  auto s = sa::build_sa_snapshot(std::move(parts), sa_options());
+  REQUIRE(s.ok());
+  return std::move(*s);
+}
+
+// ibsim's net.2sw2path4hca2port example: two switches joined by two
+// cables, two two-port HCAs each cabled twice to one switch.
+inline Fabric two_port_hca_fabric() {
+  std::istringstream net(R"(
+Switch 8 "Switch1"
+[1] "Hca1"[1]
+[2] "Hca1"[2]
+[3] "Switch2"[3]
+[5] "Switch2"[5]
+
+Switch 8 "Switch2"
+[1] "Hca2"[1]
+[2] "Hca2"[2]
+[3] "Switch1"[3]
+[5] "Switch1"[5]
+
+Hca 2 "Hca1"
+[1] "Switch1"[1]
+[2] "Switch1"[2]
+
+Hca 2 "Hca2"
+[1] "Switch2"[1]
+[2] "Switch2"[2]
+)");
+  return must(read_netfile(net, "net.2sw2path4hca2port"));
+}
+
+}  // namespace ibsm::test
