@@ -1,0 +1,70 @@
+// The SA's Get and GetTable (IBA 15.4) over a snapshot: a request names a
+// record type, a template record (the request's SA data) and a
+// ComponentMask; the answer is every record that agrees with the template
+// on the selected components (mad/wire/sa/component_mask.h).
+//
+// Matching rules beyond plain byte comparison:
+//  - A LID component (NodeRecord/PortInfoRecord/... LID, LinkRecord
+//    FromLID/ToLID) matches any LID of the port's 2^LMC range, as OpenSM
+//    does: the template LID is resolved through the LID index to the port
+//    owning it, and records carry that port's base LID. An unowned LID
+//    matches nothing. A LID key narrows the search to that port's records;
+//    NodeRecord's NodeGUID and PortGUID narrow it through the GUID indexes.
+//  - Secrets are zero for requesters that are not SM_Key-trusted, before
+//    matching, so an untrusted query cannot probe them: PortInfo:M_Key
+//    (IBA 15.2.5.3) and SMInfo:SM_Key.
+//  - P_KeyTableRecords go to trusted requesters only (IBA 15.2.5.11, as
+//    `saquery --smkey` sends): an untrusted request gets ERR_REQ_DENIED.
+//    (OpenSM answers ERR_REQ_INVALID there; the spec's "denied" says why.)
+//  - A ComponentMask bit that names no component of the record: ERR_REQ_INVALID.
+//
+// Status (IBA 15.2.1.1 table 187, in MAD status bits 8-15; wire::sa_status):
+//  Get: exactly one match answers it, none ERR_NO_RECORDS, more
+//  ERR_TOO_MANY_RECORDS. GetTable: every match, zero matches included
+//  (success with no records, as OpenSM answers; only Get treats none as an error).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "mad/base/types.h"
+#include "sa/snapshot.h"
+
+namespace ibsm::sa {
+
+struct SaQuery {
+  uint8_t method = 0;       // wire::method::get or get_table
+  uint16_t attribute = 0;   // wire::sa_attr::*
+  uint64_t component_mask = 0;
+  std::span<const uint8_t> record;  // the template; shorter than the record reads as zeros
+  Lid requester;            // who asks (for per-requester visibility; all see the same today)
+  bool trusted = false;     // the request carried the SM's SM_Key
+};
+
+enum class SaQueryOutcome {
+  answered,               // status and records below are the answer
+  unsupported_attribute,  // no record table here: the agent answers (PathRecord, ServiceRecord, ... or an error)
+  unsupported_method,     // a table attribute, but not Get/GetTable: the agent answers
+};
+
+struct SaQueryResult {
+  SaQueryOutcome outcome = SaQueryOutcome::answered;
+  uint16_t status = 0;       // the MAD status word (wire::sa_status::*, 0 for success)
+  size_t record_size = 0;    // bytes of one record (IBA 15.2.5)
+  uint16_t attr_offset = 0;  // record stride in 8-byte words (SA header AttributeOffset)
+  size_t count = 0;
+  std::vector<uint8_t> records;  // count records, each attr_offset * 8 bytes, zero padded
+
+  std::span<const uint8_t> record(size_t i) const {
+    return std::span<const uint8_t>(records).subspan(i * attr_offset * 8, record_size);
+  }
+};
+
+// True when `attribute` is one of the record tables run_query answers.
+bool is_table_attribute(uint16_t attribute);
+
+SaQueryResult run_query(const SaSnapshot& snapshot, const SaQuery& query);
+
+}  // namespace ibsm::sa
