@@ -84,7 +84,50 @@ class BalancedRouter {
     staging_.resize(chunk_capacity_ * switches_);
   }
 
+  // The first round routes every destination knowing only the loads of
+  // those routed before it, so the early ones go blind: on irregular
+  // fabrics (random graphs, tori, dragonflies) that leaves hot links. One
+  // round of rip-up and reroute then takes each destination switch's routes
+  // off the loads and routes them again knowing every other route, among
+  // the same candidates (so up*/down* stays legal). Where the first round
+  // already meets the lower bound (fat trees, where it is exact) there is
+  // nothing to gain and the round is skipped: it costs more than the first,
+  // as it reads the tables back switch by switch.
   Status run(const BatchSearch& search) {
+    IBSM_RETURN_IF_ERROR(run_round(search, false));
+    if (max_load() <= load_lower_bound()) return {};
+    return run_round(search, true);
+  }
+
+ private:
+  uint32_t max_load() const { return loads_.empty() ? 0 : *std::max_element(loads_.begin(), loads_.end()); }
+
+  // A bound no routing beats: the routes into a switch's endpoint LIDs
+  // from every other switch's endpoints enter over its switch cables, and
+  // those its endpoints send out leave over them, so some cable carries at
+  // least the even share of each.
+  uint32_t load_lower_bound() const {
+    uint64_t endpoints = 0, data_lids = 0;
+    std::vector<uint64_t> lids(switches_, 0);
+    for (SwitchId sw = 0; sw < switches_; ++sw) {
+      endpoints += endpoints_[sw];
+      for (const Destination& d : graph_.destinations_of(sw)) {
+        if (d.port != 0) lids[sw] += d.lid_count();
+      }
+      data_lids += lids[sw];
+    }
+    uint64_t bound = 0;
+    for (SwitchId sw = 0; sw < switches_; ++sw) {
+      const uint64_t links = graph_.edge_begin(sw + 1) - graph_.edge_begin(sw);
+      if (links == 0) continue;
+      const uint64_t in = lids[sw] * (endpoints - endpoints_[sw]);
+      const uint64_t out = endpoints_[sw] * (data_lids - lids[sw]);
+      bound = std::max(bound, (std::max(in, out) + links - 1) / links);
+    }
+    return static_cast<uint32_t>(std::min<uint64_t>(bound, UINT32_MAX));
+  }
+
+  Status run_round(const BatchSearch& search, bool reroute) {
     start_chunk();
     for (SwitchId first = 0; first < switches_; first += PathBatch::kWidth) {
       const uint32_t count = std::min(PathBatch::kWidth, switches_ - first);
@@ -99,6 +142,7 @@ class BalancedRouter {
           flush();
           start_chunk();
         }
+        if (reroute) rip_up(j, dests);
         route(j, dests);
       }
     }
@@ -106,7 +150,6 @@ class BalancedRouter {
     return {};
   }
 
- private:
   static constexpr uint32_t kNone = CandidateSet::kNone;
   static constexpr size_t kChunkLids = 1024;  // LIDs staged per switch before they are written out
   static constexpr size_t kPassLids = 64;    // LIDs routed together in one pass over the switches
@@ -137,6 +180,36 @@ class BalancedRouter {
     const size_t per_pass = (jobs_.size() + passes - 1) / passes;
     for (size_t from = 0; from < jobs_.size(); from += per_pass) {
       route_pass(j, std::span(jobs_).subspan(from, std::min(per_pass, jobs_.size() - from)));
+    }
+  }
+
+  // Takes the routes toward the endpoint LIDs hanging off batch destination
+  // j, as the tables hold them from the first round, off the loads: each
+  // LID's tree is walked farthest first, carrying the endpoints whose
+  // packets take it, as route_pass put them on.
+  void rip_up(uint32_t j, std::span<const Destination> dests) {
+    const std::span<const SwitchId> order = paths_.farthest_first(j);
+    const SwitchId to = paths_.destination(j);
+    if (rip_.size() < switches_) rip_.resize(switches_);
+    for (const Destination& d : dests) {
+      if (d.port == 0) continue;
+      for (uint32_t k = 0; k < d.lid_count(); ++k) {
+        const uint16_t lid = static_cast<uint16_t>(d.base.value + k);
+        rip_[to] = endpoints_[to];
+        for (SwitchId sw : order) rip_[sw] = endpoints_[sw];
+        for (SwitchId sw : order) {
+          const uint8_t port = lft_[sw][lid];
+          const CandidateSet cands = candidates(j, sw);
+          uint32_t edge = kNone;
+          for (uint32_t bit = cands.next(0); bit != kNone; bit = cands.next(bit + 1)) {
+            if (graph_.edge_port(cands.edge_begin + bit) == port) { edge = cands.edge_begin + bit; break; }
+          }
+          assert(edge != kNone);  // the same search gives the same candidates
+          if (edge == kNone) continue;
+          loads_[edge] -= rip_[sw];
+          rip_[graph_.edge_target(edge)] += rip_[sw];
+        }
+      }
     }
   }
 
@@ -279,6 +352,7 @@ class BalancedRouter {
   // Never more than there are endpoint LIDs (< 2^16).
   std::vector<uint16_t> traffic_;
   std::vector<LidJob> jobs_;
+  std::vector<uint32_t> rip_;  // by switch: endpoints whose packets for the ripped-up LID reach it
   // The chunk: staging_[switch * chunk_capacity_ + slot] is the switch's
   // port for LID chunk_lids_[slot].
   size_t chunk_capacity_ = 0;

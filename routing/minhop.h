@@ -4,14 +4,16 @@
 // the lowest port), so load spreads evenly over parallel paths. A route
 // counts on a port when some endpoint's packets for the LID take it; see
 // balanced_routes.cpp (the port choice min-hop shares with up*/down*) for
-// why that matters on fat trees. The 2^LMC LIDs of one port
+// why that matters on fat trees, and for the rip-up and reroute round that
+// evens out irregular fabrics. The 2^LMC LIDs of one port
 // prefer different next switches, then different ports, so their paths are
 // as disjoint as the topology allows.
 //
 // Cost: a bit-parallel breadth-first search per 64 destination switches
 // (routing/shortest_paths.h), then one pass over the switches per
 // destination LID: O(switches / 64 x edges x diameter) plus
-// O(switches x LIDs), the latter being the size of the tables themselves.
+// O(switches x LIDs), the latter being the size of the tables themselves
+// (each up to twice where the second round runs).
 #pragma once
 
 #include <string_view>
