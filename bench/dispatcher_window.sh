@@ -15,7 +15,7 @@ export IBSIM_SOCKNAME="ibsm-window-$$" SIM_HOST=host-0
 mkfifo console
 ibsim -N $((n + 16)) -S $((n + 16)) -P $((n * 80)) -s fabric.net <>console >sim.out 2>&1 &
 sim=$!
-trap 'kill $sim 2>/dev/null; wait $sim 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $sim 2>/dev/null; wait $sim 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 6000); do grep -q "Network simulator ready" sim.out && break; sleep 0.05; done
 
 echo "fabric: ${args[*]} ($n nodes); median of 5 runs"

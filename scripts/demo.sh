@@ -19,7 +19,7 @@ cd "$work"
 mkfifo console
 ibsim -s "$netfile" <>console >sim.out 2>&1 &
 sim=$!
-trap 'kill $sim 2>/dev/null; wait $sim 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $sim 2>/dev/null; wait $sim 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 200); do grep -q "Network simulator ready" sim.out && break; sleep 0.05; done
 grep -q "Network simulator ready" sim.out || { cat sim.out; exit 1; }
 

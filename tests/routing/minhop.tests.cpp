@@ -248,31 +248,8 @@ TEST_CASE("with lmc 2 on a 4-ary 3-tree the four paths between hosts in differen
   assign_lids(f, 2);
   const RoutingGraph graph = must(RoutingGraph::build(f));
   const UnicastTables tables = testing::route_minhop(graph);
-  const RouteTracer tracer(f, tables.lfts);
-  const testing::Oracle oracle(f);
-  const std::vector<PortRef> ends = testing::endpoint_ports(f);
-  uint64_t far_pairs = 0;
-  for (const PortRef& src : ends) {
-    for (const PortRef& dst : ends) {
-      if (oracle.cables(src, dst) != 6) continue;  // up to the top and down again
-      ++far_pairs;
-      std::set<std::pair<uint32_t, uint8_t>> cables;
-      size_t hops = 0;
-      const Port& dp = f.node(dst.node).port(dst.port);
-      for (uint32_t i = 0; i < 4; ++i) {
-        const Trace t = tracer.trace(src, Lid{static_cast<uint16_t>(dp.base_lid.value + i)});
-        REQUIRE(t.outcome == TraceOutcome::delivered);
-        // Switch-to-switch cables: every hop's out-port but the last switch's.
-        for (size_t h = 0; h + 1 < t.hops.size(); ++h) {
-          cables.insert({t.hops[h].node.value, t.hops[h].out_port});
-          ++hops;
-        }
-      }
-      INFO(f.node(src.node).name << " -> " << f.node(dst.node).name);
-      REQUIRE(cables.size() == hops);
-    }
-  }
-  CHECK(far_pairs == 64 * 48);  // every host to the hosts of the other three pods
+  // Up to the top and down again: 6 cables; every host to the hosts of the other three pods.
+  CHECK(testing::check_far_paths_disjoint(f, tables, 6, 4) == 64 * 48);
 }
 
 TEST_CASE("minhop never forwards onto a cable whose port is down", "[routing][minhop]") {

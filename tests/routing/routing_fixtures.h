@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <queue>
+#include <set>
 #include <span>
 #include <string>
 #include <utility>
@@ -191,6 +193,66 @@ inline PairReport trace_all_pairs(const Fabric& f, const UnicastTables& tables) 
     }
   }
   return r;
+}
+
+// Routes (endpoint pairs, base LIDs) per direction of every usable
+// switch-to-switch cable, keyed by (switch node, out-port), by tracing every
+// pair; idle cables are listed with 0. Every pair must be delivered.
+using LinkLoads = std::map<std::pair<uint32_t, uint8_t>, uint64_t>;
+inline LinkLoads traced_link_loads(const Fabric& f, LftSet lfts) {
+  LinkLoads load;
+  for (uint32_t n = 0; n < f.node_count(); ++n) {
+    const Node& node = f.node(NodeIndex{n});
+    if (!node.is_switch()) continue;
+    for (unsigned p = 1; p <= node.num_ports; ++p) {
+      if (cable_up(f, NodeIndex{n}, p) && f.node(node.port(static_cast<uint8_t>(p)).remote_node).is_switch()) {
+        load[{n, static_cast<uint8_t>(p)}] = 0;
+      }
+    }
+  }
+  const RouteTracer tracer(f, lfts);
+  const std::vector<PortRef> ends = endpoint_ports(f);
+  for (const PortRef& src : ends) {
+    for (const PortRef& dst : ends) {
+      if (src == dst) continue;
+      const Trace t = tracer.trace(src, f.node(dst.node).port(dst.port).base_lid);
+      REQUIRE(t.outcome == TraceOutcome::delivered);
+      // Switch-to-switch cables: every hop's out-port but the last switch's.
+      for (size_t h = 0; h + 1 < t.hops.size(); ++h) ++load.at({t.hops[h].node.value, t.hops[h].out_port});
+    }
+  }
+  return load;
+}
+
+// For every pair of endpoints `cables` apart, the paths to all `lids` LIDs
+// of the destination are delivered and share no switch-to-switch cable.
+// Returns how many such pairs there are.
+inline uint64_t check_far_paths_disjoint(const Fabric& f, const UnicastTables& tables, uint32_t cables_apart,
+                                         uint32_t lids) {
+  const RouteTracer tracer(f, tables.lfts);
+  const Oracle oracle(f);
+  const std::vector<PortRef> ends = endpoint_ports(f);
+  uint64_t far_pairs = 0;
+  for (const PortRef& src : ends) {
+    for (const PortRef& dst : ends) {
+      if (oracle.cables(src, dst) != cables_apart) continue;
+      ++far_pairs;
+      std::set<std::pair<uint32_t, uint8_t>> cables;
+      size_t hops = 0;
+      const Port& dp = f.node(dst.node).port(dst.port);
+      for (uint32_t i = 0; i < lids; ++i) {
+        const Trace t = tracer.trace(src, Lid{static_cast<uint16_t>(dp.base_lid.value + i)});
+        REQUIRE(t.outcome == TraceOutcome::delivered);
+        for (size_t h = 0; h + 1 < t.hops.size(); ++h) {
+          cables.insert({t.hops[h].node.value, t.hops[h].out_port});
+          ++hops;
+        }
+      }
+      INFO(f.node(src.node).name << " -> " << f.node(dst.node).name);
+      REQUIRE(cables.size() == hops);
+    }
+  }
+  return far_pairs;
 }
 
 }  // namespace ibsm::routing::testing

@@ -22,6 +22,7 @@ namespace {
 
 using testing::assign_lids;
 using testing::must;
+using testing::LinkLoads;
 
 struct Fixture {
   std::string name;
@@ -289,65 +290,18 @@ TEST_CASE("with lmc 2 on a 4-ary 3-tree the four paths between hosts in differen
   assign_lids(f, 2);
   const RoutingGraph graph = must(RoutingGraph::build(f));
   const UnicastTables tables = route_sssp(graph);
-  const RouteTracer tracer(f, tables.lfts);
-  const testing::Oracle oracle(f);
-  const std::vector<PortRef> ends = testing::endpoint_ports(f);
-  uint64_t far_pairs = 0;
-  for (const PortRef& src : ends) {
-    for (const PortRef& dst : ends) {
-      if (oracle.cables(src, dst) != 6) continue;  // up to the top and down again
-      ++far_pairs;
-      std::set<std::pair<uint32_t, uint8_t>> cables;
-      size_t hops = 0;
-      const Port& dp = f.node(dst.node).port(dst.port);
-      for (uint32_t i = 0; i < 4; ++i) {
-        const Trace t = tracer.trace(src, Lid{static_cast<uint16_t>(dp.base_lid.value + i)});
-        REQUIRE(t.outcome == TraceOutcome::delivered);
-        for (size_t h = 0; h + 1 < t.hops.size(); ++h) {
-          cables.insert({t.hops[h].node.value, t.hops[h].out_port});
-          ++hops;
-        }
-      }
-      INFO(f.node(src.node).name << " -> " << f.node(dst.node).name);
-      REQUIRE(cables.size() == hops);
-    }
-  }
-  CHECK(far_pairs == 64 * 48);
+  // Up to the top and down again: 6 cables; every host to the hosts of the other three pods.
+  CHECK(testing::check_far_paths_disjoint(f, tables, 6, 4) == 64 * 48);
 }
 
-// Routes (endpoint pairs, base LIDs) per direction of every usable
-// switch-to-switch cable, keyed by (switch, out-port), by tracing every pair.
-std::map<std::pair<uint32_t, uint8_t>, uint64_t> link_loads(const Fabric& f, LftSet lfts) {
-  std::map<std::pair<uint32_t, uint8_t>, uint64_t> load;
-  for (uint32_t n = 0; n < f.node_count(); ++n) {
-    const Node& node = f.node(NodeIndex{n});
-    if (!node.is_switch()) continue;
-    for (unsigned p = 1; p <= node.num_ports; ++p) {
-      if (testing::cable_up(f, NodeIndex{n}, p) && f.node(node.port(static_cast<uint8_t>(p)).remote_node).is_switch()) {
-        load[{n, static_cast<uint8_t>(p)}] = 0;
-      }
-    }
-  }
-  const RouteTracer tracer(f, lfts);
-  const std::vector<PortRef> ends = testing::endpoint_ports(f);
-  for (const PortRef& src : ends) {
-    for (const PortRef& dst : ends) {
-      if (src == dst) continue;
-      const Trace t = tracer.trace(src, f.node(dst.node).port(dst.port).base_lid);
-      REQUIRE(t.outcome == TraceOutcome::delivered);
-      for (size_t h = 0; h + 1 < t.hops.size(); ++h) ++load.at({t.hops[h].node.value, t.hops[h].out_port});
-    }
-  }
-  return load;
-}
 
-uint64_t max_load(const std::map<std::pair<uint32_t, uint8_t>, uint64_t>& loads) {
+uint64_t max_load(const LinkLoads& loads) {
   uint64_t most = 0;
   for (const auto& [link, routes] : loads) most = std::max(most, routes);
   return most;
 }
 
-uint64_t squared_loads(const std::map<std::pair<uint32_t, uint8_t>, uint64_t>& loads) {
+uint64_t squared_loads(const LinkLoads& loads) {
   uint64_t sum = 0;
   for (const auto& [link, routes] : loads) sum += routes * routes;
   return sum;
@@ -400,7 +354,7 @@ TEST_CASE("sssp spreads routes evenly over the links of every level of fat trees
       // Levels by name ("leaf-3" -> "leaf"): up and down between every two adjacent levels.
       const auto level = [&](NodeIndex n) { return f.node(n).name.substr(0, f.node(n).name.find('-')); };
       std::map<std::string, std::pair<uint64_t, uint64_t>> by_level;
-      for (const auto& [link, routes] : link_loads(f, tables.lfts)) {
+      for (const auto& [link, routes] : testing::traced_link_loads(f, tables.lfts)) {
         const NodeIndex from{link.first};
         const std::string key = level(from) + "->" + level(f.node(from).port(link.second).remote_node);
         auto [slot, fresh] = by_level.try_emplace(key, routes, routes);
@@ -442,8 +396,8 @@ TEST_CASE("on these random graphs and torus sssp's busiest link carries fewer ro
       Fabric f = must(c.make());
       assign_lids(f);
       const RoutingGraph graph = must(RoutingGraph::build(f));
-      const auto sssp = link_loads(f, route_sssp(graph).lfts);
-      const auto unbalanced = link_loads(f, lowest_port_tables(f, graph));
+      const auto sssp = testing::traced_link_loads(f, route_sssp(graph).lfts);
+      const auto unbalanced = testing::traced_link_loads(f, lowest_port_tables(f, graph));
       INFO("busiest link: sssp " << max_load(sssp) << ", unbalanced " << max_load(unbalanced));
       CHECK(max_load(sssp) < max_load(unbalanced));
       CHECK(squared_loads(sssp) < squared_loads(unbalanced));

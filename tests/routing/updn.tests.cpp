@@ -420,22 +420,6 @@ TEST_CASE("dnup ranks by distance from the cas and climbs away from them first",
   check_engine(updn, f, updn_orientation_of, false);
 }
 
-// Routes per direction of each switch-to-switch cable, by tracing every
-// endpoint pair (base LIDs), keyed by (node, port).
-std::map<std::pair<uint32_t, uint8_t>, uint64_t> link_loads(const Fabric& f, const UnicastTables& t) {
-  std::map<std::pair<uint32_t, uint8_t>, uint64_t> load;
-  const RouteTracer tracer(f, t.lfts);
-  const std::vector<PortRef> ends = testing::endpoint_ports(f);
-  for (const PortRef& src : ends) {
-    for (const PortRef& dst : ends) {
-      if (src == dst) continue;
-      const Trace trace = tracer.trace(src, f.node(dst.node).port(dst.port).base_lid);
-      REQUIRE(trace.outcome == TraceOutcome::delivered);
-      for (size_t h = 0; h + 1 < trace.hops.size(); ++h) ++load[{trace.hops[h].node.value, trace.hops[h].out_port}];
-    }
-  }
-  return load;
-}
 
 TEST_CASE("updn balances the up-links of complete fat trees", "[routing][updn][balance]") {
   // The bound: the port choice takes, among a switch's candidates, the one
@@ -465,7 +449,7 @@ TEST_CASE("updn balances the up-links of complete fat trees", "[routing][updn][b
       UpDnEngine engine;
       const UnicastTables tables = must(engine.compute(RoutingInput{graph}));
       const UpDownOrientation& o = engine.orientation();
-      const auto load = link_loads(f, tables);
+      const auto load = testing::traced_link_loads(f, tables.lfts);
       const testing::Oracle oracle(f);
       const std::vector<PortRef> ends = testing::endpoint_ports(f);
 
