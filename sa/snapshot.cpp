@@ -4,6 +4,7 @@
 #include <cassert>
 
 #include "mad/wire/p_key_table.h"
+#include "sa/link_rate.h"
 #include "sm/sweep/heavy_sweep.h"
 
 namespace ibsm::sa {
@@ -99,6 +100,13 @@ std::vector<uint8_t> entry_ports(const Fabric& f, const std::vector<DrPath>& pat
   return out;
 }
 
+// The smaller of two MTU codes where 0 means "not known".
+uint8_t min_known_mtu(uint8_t a, uint8_t b) {
+  if (a == 0) return b;
+  if (b == 0) return a;
+  return std::min(a, b);
+}
+
 std::vector<uint16_t> reset_p_key_table(size_t entries) {
   std::vector<uint16_t> t(entries, 0);
   if (!t.empty()) t[0] = wire::default_p_key;
@@ -126,10 +134,10 @@ wire::VlArbitrationTable SaSnapshotOptions::default_vl_arbitration(bool high) {
 }
 
 const EndPort* SaSnapshot::by_port_guid(Guid guid) const {
-  auto it = std::lower_bound(endports.begin(), endports.end(), guid,
-                             [](const EndPort& e, Guid g) { return e.guid.value < g.value; });
-  if (it == endports.end() || it->guid != guid) return nullptr;
-  return &*it;
+  // The GUIDs alone, densely: the search touches a few cache lines, not EndPorts.
+  auto it = std::lower_bound(endport_guids_.begin(), endport_guids_.end(), guid.value);
+  if (it == endport_guids_.end() || *it != guid.value) return nullptr;
+  return &endports[static_cast<size_t>(it - endport_guids_.begin())];
 }
 
 Lid SaSnapshot::record_lid(NodeIndex n, uint8_t port) const {
@@ -159,6 +167,39 @@ void SaSnapshot::index() {
   std::sort(endports.begin(), endports.end(), [](const EndPort& a, const EndPort& b) {
     return a.guid.value != b.guid.value ? a.guid.value < b.guid.value : a.ref < b.ref;
   });
+  endport_guids_.clear();
+  for (const EndPort& e : endports) endport_guids_.push_back(e.guid.value);
+
+  // Per-port links for path tracing (PortLink in snapshot.h).
+  link_base_.assign(fabric.node_count() + 1, 0);
+  links_.clear();
+  for (uint32_t i = 0; i < fabric.node_count(); ++i) {
+    link_base_[i] = static_cast<uint32_t>(links_.size());
+    links_.resize(links_.size() + fabric.node(NodeIndex{i}).num_ports + 1);
+  }
+  link_base_[fabric.node_count()] = static_cast<uint32_t>(links_.size());
+  for (uint32_t i = 0; i < fabric.node_count(); ++i) {
+    const NodeIndex n{i};
+    const Node& node = fabric.node(n);
+    if (node.is_switch() && has_port_info(n, 0)) {
+      const wire::PortInfo& pi = port_info[i][0];
+      links_[link_base_[i]] = PortLink{.mtu = pi.mtu_cap, .rate = port_rate_code(pi)};
+    }
+    for (uint8_t p = 1; p <= node.num_ports; ++p) {
+      const Port& port = node.port(p);
+      if (!port.connected() || port.state != PortState::active || !has_port_info(n, p)) continue;
+      const Port& peer = fabric.node(port.remote_node).port(port.remote_port);
+      if (peer.state != PortState::active || !has_port_info(port.remote_node, port.remote_port)) continue;
+      const wire::PortInfo& a = port_info[i][p];
+      const wire::PortInfo& b = port_info[port.remote_node.value][port.remote_port];
+      const uint8_t mtu =
+          min_known_mtu(min_known_mtu(a.mtu_cap, b.mtu_cap), min_known_mtu(a.neighbor_mtu, b.neighbor_mtu));
+      const uint8_t ra = port_rate_code(a), rb = port_rate_code(b);
+      const uint8_t rate = ra == 0 ? rb : rb == 0 ? ra : (rate_mbps(ra) <= rate_mbps(rb) ? ra : rb);
+      links_[link_base_[i] + p] =
+          PortLink{port.remote_node.value, port.remote_port, mtu, rate, fabric.node(port.remote_node).is_switch()};
+    }
+  }
 
   lid_owner_.clear();
   for (size_t e = 0; e < endports.size(); ++e) {
@@ -192,6 +233,7 @@ Result<SaSnapshot> build_sa_snapshot(SaSnapshotParts parts, const SaSnapshotOpti
   s.sm_port = parts.sm_port;
   s.sm_lid = s.record_lid(parts.sm_port.node, parts.sm_port.port);
   s.subnet_prefix = options.subnet.subnet_prefix;
+  s.path_packet_life_time = options.subnet.subnet_timeout;
   s.generation = options.generation;
   s.sl_to_vl = options.sl_to_vl;
   s.vl_arbitration_low = options.vl_arbitration_low;

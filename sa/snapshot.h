@@ -27,9 +27,16 @@
 //    for every port.
 //  - sm_info: the SM's own SMInfo (GUID of the SM port, SM_Key, priority,
 //    state, ActCount) from SaSnapshotOptions.
+//  - path_packet_life_time: SaSnapshotOptions::subnet.subnet_timeout, the
+//    PacketLifeTime every PathRecord between two ports carries (OpenSM
+//    answers its subnet_timeout option there, not packet_life_time, which is
+//    the switches' LifeTimeValue).
+//  - path_sl: left empty by the builders; the daemon sets it to the routing
+//    engine's path_sl hook (routing/engine.h).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -87,6 +94,24 @@ struct SaSnapshotParts {
   PortRef sm_port;                            // the port the SM runs on
 };
 
+// What a path leaving a node through one port meets (sa/path_records.h):
+// index() computes it once per snapshot so that tracing a path is a walk over
+// LFT bytes and these entries, with no PortInfo decoding per query.
+struct PortLink {
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t remote_node = kNone;  // kNone: no cable, or an end not ACTIVE (IBA 7.2: data flows only there)
+  uint8_t remote_port = 0;
+  // The link's MTU code (IBA 14.2.5.6): the least of both ends' MTUCap and
+  // the NeighborMTU the sweep programmed on each. Port 0 of a switch has no
+  // link: its own MTUCap.
+  uint8_t mtu = 0;
+  // The link's rate code (IBA 15.2.5.16 Rate): the slower end's active
+  // width x speed. Port 0 of a switch: its own PortInfo's.
+  uint8_t rate = 0;
+  bool remote_is_switch = false;
+  bool usable() const { return remote_node != kNone; }
+};
+
 // One port that owns LIDs: a CA/router port or a switch's port 0.
 struct EndPort {
   PortRef ref;
@@ -109,6 +134,10 @@ struct SaSnapshot {
   PortRef sm_port;
   uint64_t subnet_prefix = 0;
   uint64_t generation = 0;
+  uint8_t path_packet_life_time = 18;  // see the header comment
+  // The SL of the path from `slid` to `dlid` (the routing engine's path_sl);
+  // empty: SL 0 for every path.
+  std::function<uint8_t(Lid slid, Lid dlid)> path_sl;
 
   // Orders and indexes, built once.
   std::vector<NodeIndex> nodes_by_guid;  // every node, ascending node GUID (OpenSM's node table order)
@@ -126,12 +155,21 @@ struct SaSnapshot {
   std::optional<NodeIndex> by_node_guid(Guid guid) const { return fabric.find_by_node_guid(guid); }
   // The LID every record about node `n` (a switch) or its port `port` (a CA) carries.
   Lid record_lid(NodeIndex n, uint8_t port) const;
+  // Where port `port` of node `n` leads (index() must have run).
+  const PortLink& link(NodeIndex n, uint8_t port) const { return links_[link_base_[n.value] + port]; }
+  // Node n's NumPorts, from the same index (cheaper than the Node in inner loops).
+  uint32_t link_ports(NodeIndex n) const { return link_base_[n.value + 1] - link_base_[n.value] - 1; }
 
-  // Builds the indexes; the builders call it last.
+  // Builds the indexes; the builders call it last, and whoever changes the
+  // fabric, the port infos or the port states afterwards calls it again:
+  // the GUID orders, the LID index and the per-port links (PortLink).
   void index();
 
  private:
   std::vector<uint32_t> lid_owner_;  // by LID: endports index + 1, 0 for none
+  std::vector<uint64_t> endport_guids_;  // endports' GUIDs, same order (by_port_guid)
+  std::vector<uint32_t> link_base_;  // by NodeIndex: the node's port 0 in links_; one more at the end
+  std::vector<PortLink> links_;
 };
 
 Result<SaSnapshot> build_sa_snapshot(SaSnapshotParts parts, const SaSnapshotOptions& options);

@@ -1,0 +1,42 @@
+#include "sa/partition_access.h"
+
+#include <span>
+#include <vector>
+
+namespace ibsm::sa {
+namespace {
+
+std::span<const uint16_t> pkeys_of(const SaSnapshot& s, const EndPort& e) {
+  const uint32_t n = e.ref.node.value;
+  if (n >= s.p_keys.size() || e.ref.port >= s.p_keys[n].size()) return {};
+  return s.p_keys[n][e.ref.port];
+}
+
+}  // namespace
+
+const EndPort* port_by_gid(const SaSnapshot& s, const wire::Gid& gid) {
+  if (gid.prefix() != s.subnet_prefix) return nullptr;
+  return s.by_port_guid(Guid{gid.interface_id()});
+}
+
+bool port_has_pkey(const SaSnapshot& s, const EndPort& e, uint16_t pkey) {
+  const uint16_t partition = pkey & pkey_partition_mask;
+  if (partition == 0) return false;
+  for (uint16_t k : pkeys_of(s, e))
+    if ((k & pkey_partition_mask) == partition) return true;
+  return false;
+}
+
+bool ports_share_pkey(const SaSnapshot& s, const EndPort& a, const EndPort& b) {
+  const auto ka = pkeys_of(s, a);
+  const auto kb = pkeys_of(s, b);
+  for (uint16_t x : ka) {
+    if ((x & pkey_partition_mask) == 0) continue;
+    for (uint16_t y : kb)
+      if ((x & pkey_partition_mask) == (y & pkey_partition_mask) && ((x | y) & pkey_full_member_bit) != 0)
+        return true;
+  }
+  return false;
+}
+
+}  // namespace ibsm::sa

@@ -1,0 +1,44 @@
+// Who is asking, and which ports may see each other: the requester checks
+// the SA's registries (service records, event subscriptions) share.
+//
+// A requester is named by the LID its request came from (any LID of its
+// port's 2^LMC range); the SA knows it by the end port owning that LID and
+// by that port's GID (subnet prefix + port GUID, IBA 4.1.1).
+//
+// Partition rules (IBA 10.9.2, 10.9.3): two ports can talk when they share
+// a P_Key (the low 15 bits, the partition number) and at least one of the
+// two is a full member (bit 15). A P_Key whose partition number is 0 is the
+// invalid P_Key and never matches.
+#pragma once
+
+#include <cstdint>
+
+#include "mad/base/types.h"
+#include "mad/wire/field.h"
+#include "sa/snapshot.h"
+
+namespace ibsm::sa {
+
+inline constexpr uint16_t pkey_partition_mask = 0x7FFF;
+inline constexpr uint16_t pkey_full_member_bit = 0x8000;
+inline constexpr uint16_t default_pkey = 0xFFFF;
+
+// The end port a request from `lid` came from, or nullptr.
+inline const EndPort* requester_port(const SaSnapshot& s, Lid lid) { return s.by_lid(lid); }
+
+// The port's GID: the subnet prefix and its port GUID.
+inline wire::Gid port_gid(const SaSnapshot& s, const EndPort& e) {
+  return wire::Gid::from_parts(s.subnet_prefix, e.guid.value);
+}
+
+// The end port whose GID is `gid` (the subnet's prefix and one of its port
+// GUIDs), or nullptr.
+const EndPort* port_by_gid(const SaSnapshot& s, const wire::Gid& gid);
+
+// True when `e`'s P_Key table holds the partition of `pkey` (either membership).
+bool port_has_pkey(const SaSnapshot& s, const EndPort& e, uint16_t pkey);
+
+// True when `a` and `b` share a partition with at least one full member.
+bool ports_share_pkey(const SaSnapshot& s, const EndPort& a, const EndPort& b);
+
+}  // namespace ibsm::sa

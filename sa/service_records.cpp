@@ -1,0 +1,190 @@
+#include "sa/service_records.h"
+
+#include <algorithm>
+#include <span>
+#include <vector>
+
+#include "mad/wire/constants.h"
+#include "mad/wire/sa_header.h"
+#include "sa/partition_access.h"
+
+namespace ibsm::sa {
+namespace {
+
+namespace f = wire::service_record_fields;
+using wire::Component;
+
+constexpr std::span<const Component> components() { return wire::service_record_components; }
+
+constexpr uint64_t bit_of(const wire::Field& field) {
+  for (const Component& c : wire::service_record_components)
+    if (c.field.bit_offset == field.bit_offset && c.field.bit_width == field.bit_width) return uint64_t{1} << c.bit;
+  return 0;
+}
+
+constexpr uint64_t id_bit = bit_of(f::service_id);
+constexpr uint64_t gid_bit = bit_of(f::service_gid);
+constexpr uint64_t pkey_bit = bit_of(f::service_p_key);
+constexpr uint64_t lease_bit = bit_of(f::service_lease);
+static_assert(id_bit != 0 && gid_bit != 0 && pkey_bit != 0 && lease_bit != 0);
+
+constexpr Micros micros_per_second = 1'000'000;
+
+SaQueryResult status_only(uint16_t status) {
+  SaQueryResult r;
+  r.status = status;
+  return r;
+}
+
+// The answer carrying `records`, ServiceKey hidden from untrusted requesters.
+SaQueryResult answer(std::vector<wire::ServiceRecord> records, bool trusted) {
+  SaQueryResult r;
+  r.record_size = wire::sa_record_size::service;
+  r.attr_offset = wire::sa_attr_offset_words(r.record_size);
+  const size_t stride = size_t{r.attr_offset} * 8;
+  r.count = records.size();
+  r.records.assign(r.count * stride, 0);
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (!trusted) records[i].service_key = {};
+    wire::encode(records[i], std::span<uint8_t>(r.records).subspan(i * stride, r.record_size));
+  }
+  return r;
+}
+
+// The request's template as a whole record (a short one reads as zeros).
+std::array<uint8_t, wire::sa_record_size::service> template_bytes(const SaQuery& q) {
+  std::array<uint8_t, wire::sa_record_size::service> t{};
+  std::copy_n(q.record.begin(), std::min(q.record.size(), t.size()), t.begin());
+  return t;
+}
+
+// Checks the mask of a Set or Delete and reads the record it names, with
+// OpenSM's defaults for an unselected lease and P_Key. Returns a status on error.
+uint16_t read_identity(const SaQuery& q, wire::ServiceRecord& out) {
+  if ((q.component_mask & ~wire::component_mask_of(components())) != 0) return wire::sa_status::req_invalid;
+  if ((q.component_mask & (id_bit | gid_bit)) != (id_bit | gid_bit))
+    return wire::sa_status::req_insufficient_components;
+  auto rec = wire::decode_service_record(template_bytes(q));
+  if (!rec.ok()) return wire::sa_status::req_invalid;
+  out = *rec;
+  if ((q.component_mask & lease_bit) == 0) out.service_lease = wire::service_lease_infinite;
+  if ((q.component_mask & pkey_bit) == 0) out.service_p_key = default_pkey;
+  return 0;
+}
+
+// True when the requester may register or withdraw records of `service_gid`.
+bool is_owner(const SaSnapshot& s, const SaQuery& q, const wire::Gid& service_gid) {
+  if (q.trusted) return true;
+  const EndPort* requester = requester_port(s, q.requester);
+  return requester != nullptr && port_gid(s, *requester) == service_gid;
+}
+
+}  // namespace
+
+SaQueryResult ServiceRegistry::handle(const SaSnapshot& snapshot, const SaQuery& query, Micros now) {
+  if (query.attribute != wire::sa_attr::service_record) {
+    SaQueryResult r = status_only(wire::mad_status::method_attr_unsupported);
+    r.outcome = SaQueryOutcome::unsupported_attribute;
+    return r;
+  }
+  switch (query.method) {
+    case wire::method::set: return set(snapshot, query, now);
+    case wire::method::delete_: return remove(snapshot, query, now);
+    case wire::method::get:
+    case wire::method::get_table: return get(snapshot, query, now);
+    default: break;
+  }
+  SaQueryResult r = status_only(wire::mad_status::method_attr_unsupported);
+  r.outcome = SaQueryOutcome::unsupported_method;
+  return r;
+}
+
+SaQueryResult ServiceRegistry::set(const SaSnapshot& s, const SaQuery& q, Micros now) {
+  wire::ServiceRecord rec;
+  if (uint16_t bad = read_identity(q, rec)) return status_only(bad);
+  const EndPort* service_port = port_by_gid(s, rec.service_gid);
+  if (service_port == nullptr) return status_only(wire::sa_status::req_gid_invalid);
+  if (!is_owner(s, q, rec.service_gid)) return status_only(wire::sa_status::req_denied);
+  if ((q.component_mask & pkey_bit) != 0 && !q.trusted) {
+    // The owner is the service port itself, so one table answers for both.
+    if (!port_has_pkey(s, *service_port, rec.service_p_key)) return status_only(wire::sa_status::req_invalid);
+  }
+
+  const Key key{rec.service_id, rec.service_gid.raw, rec.service_p_key};
+  if (auto it = records_.find(key); it != records_.end()) erase(it);
+  if (records_.size() >= options_.max_records) return status_only(wire::sa_status::no_resources);
+  Stored stored{rec, std::nullopt};
+  if (rec.service_lease != wire::service_lease_infinite) {
+    stored.expires = now + Micros{rec.service_lease} * micros_per_second;
+    leases_.emplace(*stored.expires, key);
+  }
+  records_.emplace(key, stored);
+  return answer({rec}, q.trusted);
+}
+
+SaQueryResult ServiceRegistry::remove(const SaSnapshot& s, const SaQuery& q, Micros now) {
+  wire::ServiceRecord rec;
+  if (uint16_t bad = read_identity(q, rec)) return status_only(bad);
+  // Ownership first, on the named identity: a stranger learns nothing of
+  // what is registered.
+  if (!is_owner(s, q, rec.service_gid)) return status_only(wire::sa_status::req_denied);
+  if ((q.component_mask & pkey_bit) != 0 && !q.trusted) {
+    const EndPort* requester = requester_port(s, q.requester);
+    if (requester == nullptr || !port_has_pkey(s, *requester, rec.service_p_key))
+      return status_only(wire::sa_status::req_invalid);
+  }
+  auto it = records_.find(Key{rec.service_id, rec.service_gid.raw, rec.service_p_key});
+  if (it == records_.end()) return status_only(wire::sa_status::no_records);
+  if (!live(it->second, now)) {
+    erase(it);
+    return status_only(wire::sa_status::no_records);
+  }
+  wire::ServiceRecord deleted = it->second.record;
+  erase(it);
+  return answer({deleted}, q.trusted);
+}
+
+SaQueryResult ServiceRegistry::get(const SaSnapshot& s, const SaQuery& q, Micros now) const {
+  if ((q.component_mask & ~wire::component_mask_of(components())) != 0)
+    return status_only(wire::sa_status::req_invalid);
+  const auto tmpl = template_bytes(q);
+  const EndPort* requester = q.trusted ? nullptr : requester_port(s, q.requester);
+  std::vector<wire::ServiceRecord> found;
+  std::array<uint8_t, wire::sa_record_size::service> buf{};
+  for (const auto& [key, stored] : records_) {
+    if (!live(stored, now)) continue;
+    const uint16_t pkey = stored.record.service_p_key;
+    if (!q.trusted && (pkey & pkey_partition_mask) != 0 &&
+        (requester == nullptr || !port_has_pkey(s, *requester, pkey)))
+      continue;
+    wire::encode(stored.record, buf);
+    if (!wire::masked_fields_equal(buf, tmpl, q.component_mask, components())) continue;
+    found.push_back(stored.record);
+  }
+  if (q.method == wire::method::get && found.size() != 1)
+    return status_only(found.empty() ? wire::sa_status::no_records : wire::sa_status::too_many_records);
+  return answer(std::move(found), q.trusted);
+}
+
+void ServiceRegistry::erase(std::map<Key, Stored>::iterator it) {
+  if (it->second.expires) leases_.erase({*it->second.expires, it->first});
+  records_.erase(it);
+}
+
+void ServiceRegistry::expire(Micros now) {
+  while (!leases_.empty() && leases_.begin()->first <= now) {
+    auto it = records_.find(leases_.begin()->second);
+    if (it != records_.end()) {
+      erase(it);
+    } else {
+      leases_.erase(leases_.begin());
+    }
+  }
+}
+
+std::optional<Micros> ServiceRegistry::next_expiry() const {
+  if (leases_.empty()) return std::nullopt;
+  return leases_.begin()->first;
+}
+
+}  // namespace ibsm::sa

@@ -1,0 +1,95 @@
+// The SA's ServiceRecord registry (IBA 15.2.5.14): services that ports
+// register with Set, find with Get/GetTable and withdraw with Delete, each
+// kept for its lease.
+//
+// Identity: a record is named by ServiceID, ServiceGID and ServiceP_Key
+// together (what OpenSM calls the record's RID); a Set with the identity of
+// a stored record replaces it and restarts its lease.
+//
+// Set and Delete:
+//  - The ComponentMask must select ServiceID and ServiceGID (the identity;
+//    without them there is nothing to register or find):
+//    ERR_REQ_INSUFFICIENT_COMPONENTS (IBA 15.2.1.1 table 187; OpenSM answers
+//    ERR_REQ_INVALID). A mask bit that names no component: ERR_REQ_INVALID.
+//  - ServiceLease not selected: an infinite lease; ServiceP_Key not
+//    selected: the default P_Key 0xFFFF (both as OpenSM does), for Delete too
+//    so that the identity a Set answered with is the one a Delete names.
+//  - ServiceGID must be a port of this subnet: ERR_REQ_GID_INVALID.
+//  - Only the owner may register, replace or delete: the requester's port
+//    GID must be the ServiceGID, unless the request carried the SM_Key
+//    (trusted): ERR_REQ_DENIED. (OpenSM does not check ownership.)
+//  - A selected ServiceP_Key must be in the P_Key tables of the requester
+//    and of the ServiceGID's port (trusted requests excepted): ERR_REQ_INVALID
+//    (IBA 15.2.5.14 via OpenSM's observable behaviour).
+//  - A full table: ERR_NO_RESOURCES. Delete of nothing: ERR_NO_RECORDS.
+//  - Answered with the record as stored (the lease as granted, in seconds).
+//
+// Get/GetTable match stored records against the template on the selected
+// components (component_mask.h), like run_query: Get answers exactly one
+// (ERR_NO_RECORDS / ERR_TOO_MANY_RECORDS otherwise), GetTable every match.
+// An untrusted requester sees only records whose ServiceP_Key its port holds
+// (a record with the invalid P_Key 0 is seen by all).
+//
+// ServiceKey is zero in every answer to an untrusted requester (IBA
+// 15.2.5.14; OpenSM does the same), but matching uses the stored key: a
+// requester that knows a 128-bit key may find its records by it, and one
+// that does not cannot guess it.
+//
+// An expired record is never answered nor replaced in place, even before
+// expire() removes it: the lease is checked against `now` at every request.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "mad/base/clock.h"
+#include "mad/wire/sa/service_record.h"
+#include "sa/query.h"
+#include "sa/snapshot.h"
+
+namespace ibsm::sa {
+
+struct ServiceRegistryOptions {
+  size_t max_records = 65536;  // Set of a new record beyond this: ERR_NO_RESOURCES
+};
+
+class ServiceRegistry {
+ public:
+  explicit ServiceRegistry(ServiceRegistryOptions options = {}) : options_(options) {}
+
+  // Set, Get, GetTable and Delete of ServiceRecord; any other attribute
+  // answers unsupported_attribute, any other method unsupported_method.
+  SaQueryResult handle(const SaSnapshot& snapshot, const SaQuery& query, Micros now);
+
+  // Drops every record whose lease ended at or before `now`.
+  void expire(Micros now);
+  // When the earliest finite lease ends; nullopt when none does.
+  std::optional<Micros> next_expiry() const;
+  // Stored records, expired ones that expire() has not yet removed included.
+  size_t size() const { return records_.size(); }
+
+ private:
+  // ServiceID, ServiceGID, ServiceP_Key: also the answer order of GetTable.
+  using Key = std::tuple<uint64_t, std::array<uint8_t, 16>, uint16_t>;
+  struct Stored {
+    wire::ServiceRecord record;
+    std::optional<Micros> expires;  // nullopt: infinite lease
+  };
+
+  bool live(const Stored& s, Micros now) const { return !s.expires || *s.expires > now; }
+  void erase(std::map<Key, Stored>::iterator it);
+  SaQueryResult set(const SaSnapshot& s, const SaQuery& q, Micros now);
+  SaQueryResult remove(const SaSnapshot& s, const SaQuery& q, Micros now);
+  SaQueryResult get(const SaSnapshot& s, const SaQuery& q, Micros now) const;
+
+  ServiceRegistryOptions options_;
+  std::map<Key, Stored> records_;
+  std::set<std::pair<Micros, Key>> leases_;  // finite leases by end time
+};
+
+}  // namespace ibsm::sa
