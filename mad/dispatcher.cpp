@@ -71,6 +71,10 @@ void MadDispatcher::handle_received(const MadPacket& packet) {
     log(log_, LogLevel::debug, Subsystem::mad, "dropped unreadable mad from lid {}", packet.address.lid);
     return;
   }
+  if (auto c = class_handlers_.find(h->mgmt_class); c != class_handlers_.end() && !packet.send_timed_out) {
+    c->second(packet);
+    return;
+  }
   if (!h->is_response() && h->method != wire::method::trap_repress && !packet.send_timed_out) {
     ++stats_.requests_in;
     if (request_handler_) request_handler_(packet);

@@ -61,6 +61,10 @@ class MadDispatcher {
   // Sends a MAD that expects no answer (a response, a TrapRepress) at once.
   Status send_now(const MadPacket& packet);
   void set_request_handler(RequestHandler handler) { request_handler_ = std::move(handler); }
+  // Every MAD of `mgmt_class` that arrives, requests and responses alike, goes
+  // to `handler` and nowhere else: a class served by an agent of its own (the
+  // SA, whose RMPP ACKs and ReportResponses are no answers to our requests).
+  void set_class_handler(uint8_t mgmt_class, RequestHandler handler) { class_handlers_[mgmt_class] = std::move(handler); }
 
   // Receives what is waiting, completes matched requests, retries or fails
   // expired ones, and fills the window from the queue.
@@ -96,6 +100,7 @@ class MadDispatcher {
   DispatcherOptions options_;
   LogSink& log_;
   RequestHandler request_handler_;
+  std::map<uint8_t, RequestHandler> class_handlers_;
   uint32_t tid_counter_ = 0;
   std::deque<Pending> queue_;
   // Keyed by the low 32 bits of the TID: the kernel (and umad2sim) own the top 32.

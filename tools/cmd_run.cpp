@@ -15,6 +15,8 @@
 #include "mad/sim/sim_fabric.h"
 #include "mad/umad/umad_transport.h"
 #include "mad/wire/constants.h"
+#include "sa/agent.h"
+#include "sa/snapshot.h"
 #include "sm/config/sm_config.h"
 #include "sm/state/sm_agent.h"
 #include "sm/sweep/heavy_sweep.h"
@@ -158,11 +160,33 @@ void print_summary(const SweepReport& r, Micros elapsed) {
   std::fflush(stdout);
 }
 
+// The SA answers from the subnet this sweep left programmed: the snapshot is
+// swapped only now, after the switches carry the new tables, so between
+// routing and programming the old paths are still the ones served.
+void publish_to_sa(sa::SaAgent& sa_agent, const SweepReport& report, const SweepConfig& sc, const SmConfig& config,
+                   const MadDispatcher& d, const Clock& clock, LogSink& log) {
+  static uint64_t generation = 0;
+  sa::SaSnapshotOptions o;
+  o.subnet = sc.subnet;
+  o.switch_life_time = sc.switch_life_time;
+  o.sm_key = config.sm_key;
+  o.sm_priority = static_cast<uint8_t>(config.sm_priority);
+  o.sm_state = wire::sm_state::master;
+  o.sm_act_count = static_cast<uint32_t>(d.stats().sent);
+  o.generation = ++generation;
+  auto snapshot = sa::build_sa_snapshot(report, o);
+  if (!snapshot.ok()) {
+    ibsm::log(log, LogLevel::error, Subsystem::sa, "SA keeps the previous subnet: {}", snapshot.status().message());
+    return;
+  }
+  sa_agent.set_snapshot(std::make_shared<const sa::SaSnapshot>(std::move(*snapshot)), clock.now());
+}
+
 // One heavy sweep with its logging, cache and dumps. Returns subnet up; the
 // report stays in `last` for the light sweeps that follow.
 bool sweep_once(MadDispatcher& d, const Clock& clock, SweepState& state, const SmConfig& config,
                 const routing::EngineSettings& engines, LogSink& log, SmAgent& agent, bool print,
-                std::optional<SweepReport>& last) {
+                std::optional<SweepReport>& last, sa::SaAgent* sa_agent = nullptr) {
   last.reset();
   SweepConfig sc = sweep_config(config);
   auto route = make_route_function(config.routing_engine, log, engines);
@@ -195,6 +219,7 @@ bool sweep_once(MadDispatcher& d, const Clock& clock, SweepState& state, const S
     if (!dumped.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", dumped.message());
   }
   if (print) print_summary(*report, elapsed);
+  if (sa_agent) publish_to_sa(*sa_agent, *report, sc, config, d, clock, log);
   bool up = report->subnet_up;
   last = std::move(*report);
   return up;
@@ -303,7 +328,8 @@ int cmd_run(int argc, char** argv) {
 
   UmadOptions uopts;
   if (!config.port_guid.is_zero()) uopts.port_guid = config.port_guid;
-  uopts.serve_classes = {wire::mgmt_class::subn_lid_routed, wire::mgmt_class::subn_directed_route};
+  uopts.serve_classes = {wire::mgmt_class::subn_lid_routed, wire::mgmt_class::subn_directed_route,
+                         wire::mgmt_class::subn_adm};
   uopts.set_issm = true;
   auto transport = UmadTransport::open(uopts);
   if (!transport.ok()) {
@@ -313,9 +339,15 @@ int cmd_run(int argc, char** argv) {
   SteadyClock clock;
   MadDispatcher d(**transport, clock, dispatcher_options(config), log);
   SmAgent agent(d, {(*transport)->local_port().port_guid, config.sm_key, config.sm_priority}, log);
+  // The SA on the same port: its MADs go to it whatever the SM is doing, so
+  // queries are answered (from the last snapshot) during sweeps too.
+  sa::SaAgentOptions sa_options;
+  sa_options.sm_key = config.sm_key;
+  sa::SaAgent sa_agent([&d](const MadPacket& p) { (void)d.send_now(p); }, sa_options, log);
+  d.set_class_handler(wire::mgmt_class::subn_adm, [&](const MadPacket& p) { sa_agent.handle(p, clock.now()); });
   install_signals();
   std::optional<SweepReport> last;
-  bool up = sweep_once(d, clock, state, config, *engines, log, agent, once, last);
+  bool up = sweep_once(d, clock, state, config, *engines, log, agent, once, last, &sa_agent);
   if (once) return up ? 0 : 1;
 
   // The daemon: answer requests between sweeps; every sweep_interval a light
@@ -324,6 +356,7 @@ int cmd_run(int argc, char** argv) {
   Micros next_sweep = clock.now() + Micros{config.sweep_interval} * 1'000'000;
   while (!g_stop) {
     d.poll();
+    sa_agent.poll(clock.now());
     // A subnet that did not come up is retried every second, whatever the interval.
     bool due = (config.sweep_interval > 0 || !up) && clock.now() >= next_sweep;
     bool heavy = g_resweep || agent.take_sweep_request();
@@ -339,12 +372,17 @@ int cmd_run(int argc, char** argv) {
     if (heavy) {
       if (g_resweep) ibsm::log(log, LogLevel::info, Subsystem::tools, "SIGHUP: heavy sweep");
       g_resweep = 0;
-      up = sweep_once(d, clock, state, config, *engines, log, agent, false, last);
+      up = sweep_once(d, clock, state, config, *engines, log, agent, false, last, &sa_agent);
       Micros interval = up && config.sweep_interval > 0 ? Micros{config.sweep_interval} * 1'000'000 : 1'000'000;
       next_sweep = clock.now() + interval;
       continue;
     }
-    Micros wait = next_sweep - clock.now();
+    // With sweeping off (-s 0) and the subnet up, nothing is due but what
+    // arrives: sleep until a MAD or the SA's next timer.
+    const bool sweeps_due = config.sweep_interval > 0 || !up;
+    Micros until = sweeps_due ? next_sweep : clock.now() + 1'000'000;
+    if (auto sa_due = sa_agent.next_deadline()) until = std::min(until, *sa_due);
+    Micros wait = until - clock.now();
     (*transport)->wait(std::clamp<Micros>(wait, 0, 1'000'000));
   }
   ibsm::log(log, LogLevel::info, Subsystem::tools, "stopping on signal");

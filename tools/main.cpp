@@ -14,6 +14,7 @@ constexpr Command kCommands[] = {
     {"run", "run the subnet manager (daemon, or -o to configure once)", ibsm::tools::cmd_run},
     {"route", "route a topology file offline and write the forwarding tables", ibsm::tools::cmd_route},
     {"check", "trace every pair through forwarding tables read from a dump", ibsm::tools::cmd_check},
+    {"query", "ask the subnet administrator (SA) for records, services, subscriptions", ibsm::tools::cmd_query},
     {"topo", "write a generated fabric as a topology file (netfile)", ibsm::tools::cmd_topo},
 };
 

@@ -24,7 +24,7 @@ struct SmConfig {
   bool reassign_lids = false;      // reassign_lids (-r)
   uint32_t sweep_interval = 10;    // sweep_interval, seconds; 0 disables light sweeps
   uint8_t sm_priority = 0;         // sm_priority (-p), 0-15
-  uint64_t sm_key = 0;             // sm_key
+  uint64_t sm_key = 1;             // sm_key (OpenSM's default: `saquery --smkey 1` is trusted)
   uint64_t subnet_prefix = 0xfe80000000000000ULL;  // subnet_prefix
   uint8_t subnet_timeout = 18;     // subnet_timeout
   uint8_t packet_life_time = 0x12; // packet_life_time (SwitchInfo LifeTimeValue)

@@ -1,0 +1,262 @@
+#include "sa/agent.h"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "mad/wire/class_port_info.h"
+#include "mad/wire/constants.h"
+#include "mad/wire/mad_header.h"
+#include "mad/wire/rmpp.h"  // rmpp_header_end
+#include "mad/wire/sa_header.h"
+#include "sa/notices.h"
+#include "sa/path_records.h"
+
+namespace ibsm::sa {
+namespace {
+
+constexpr size_t kHeaderBytes = wire::sa_data_offset;  // common + RMPP + SA headers
+
+// The SA's own ClassPortInfo (IBA 15.2.1.1): no redirection, traps not
+// forwarded through it; the optional records and MultiPathRecord are served.
+wire::ClassPortInfo sa_class_port_info(uint8_t resp_time_value) {
+  wire::ClassPortInfo info;
+  info.class_version = wire::sa_class_version;
+  info.capability_mask = wire::sa_cap::is_subnet_opt_rec_supported | wire::sa_cap::is_multi_path_supported;
+  info.resp_time_value = resp_time_value & 0x1F;
+  return info;
+}
+
+// Which methods an answer with records uses RMPP for.
+bool answers_by_rmpp(uint8_t request_method, size_t count) {
+  switch (request_method) {
+    case wire::method::get_table:
+    case wire::method::get_multi:
+    case wire::method::get_trace_table: return true;
+    case wire::method::delete_: return count > 1;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+SaAgent::SaAgent(rmpp::MadSink sink, SaAgentOptions options, LogSink& log)
+    : sink_(std::move(sink)),
+      options_(options),
+      log_(log),
+      rmpp_(sink_, options_.rmpp),
+      services_(options_.services),
+      subscriptions_(options_.subscriptions) {}
+
+SaAgent::~SaAgent() = default;
+
+void SaAgent::set_snapshot(std::shared_ptr<const SaSnapshot> snapshot, Micros now) {
+  if (snapshot && snapshot_) {
+    for (const wire::Notice& n : notices_between(*snapshot_, *snapshot, snapshot->sm_lid)) subscriptions_.publish(n, now);
+  }
+  if (snapshot) subscriptions_.prune(*snapshot);
+  snapshot_ = std::move(snapshot);
+  poll(now);
+}
+
+void SaAgent::publish(const wire::Notice& notice, Micros now) {
+  subscriptions_.publish(notice, now);
+  poll(now);
+}
+
+void SaAgent::handle(const MadPacket& packet, Micros now) {
+  ++counters_.received;
+  const std::span<const uint8_t> mad(packet.data);
+  auto header = wire::decode_mad_header(mad);
+  if (!header.ok() || header->base_version != wire::mad_base_version || header->mgmt_class != wire::mgmt_class::subn_adm) {
+    ++counters_.malformed_dropped;
+    log(log_, LogLevel::debug, Subsystem::sa, "dropped an unreadable MAD from lid {}", packet.address.lid);
+    return;
+  }
+  if (header->is_response()) {
+    // The only requests the SA sends are Reports.
+    if (header->method == wire::method::report_resp) {
+      ++counters_.report_responses;
+      subscriptions_.on_report_response(packet);
+    } else {
+      ++counters_.unexpected_responses;
+    }
+    return;
+  }
+  // RMPP first: the ACKs of our answers come back with the request's method
+  // and must not be taken for new requests; a request may itself be a transfer.
+  if (header->class_version == wire::sa_class_version && rmpp_.handle(packet, now)) {
+    for (auto& d : rmpp_.take_deliveries()) {
+      ++counters_.rmpp_requests;
+      if (d.header.size() < kHeaderBytes) {
+        ++counters_.malformed_dropped;
+        continue;
+      }
+      if (d.data.size() > options_.max_request_bytes) {
+        ++counters_.requests;
+        ++counters_.errors;
+        send_single(d.peer, d.header, *wire::response_method(header->method), wire::sa_status::req_invalid, 0, {});
+        continue;
+      }
+      serve(d.peer, d.header, d.data, now);
+    }
+    return;
+  }
+  serve(packet.address, mad.first(kHeaderBytes), mad.subspan(kHeaderBytes), now);
+}
+
+void SaAgent::serve(const MadAddress& peer, std::span<const uint8_t> header_bytes, std::span<const uint8_t> data,
+                    Micros now) {
+  ++counters_.requests;
+  auto header = wire::decode_mad_header(header_bytes);
+  const uint8_t method = header->method;
+  const auto reply_method = wire::response_method(method);
+  if (!reply_method || method == wire::method::trap || method == wire::method::report) {
+    // Send, Trap, Report to the SA, or a method the class does not have: the
+    // generic "method not supported" (IBA 13.4.7 table 110), answered as a GetResp.
+    ++counters_.errors;
+    send_single(peer, header_bytes, wire::method::get_resp, wire::mad_status::method_unsupported, 0, data);
+    return;
+  }
+  if (header->class_version != wire::sa_class_version) {
+    ++counters_.errors;
+    send_single(peer, header_bytes, *reply_method, wire::mad_status::bad_version, 0, data);
+    return;
+  }
+  // An RMPP-active request was taken by the sessions above; here RMPP bits
+  // on a single MAD mean a duplicate of a request still being answered (the
+  // sessions are keyed by TID) or a broken header.
+  auto sa = wire::decode_sa_header(header_bytes.size() >= kHeaderBytes ? header_bytes : std::span<const uint8_t>{});
+  if (!sa.ok()) {
+    ++counters_.malformed_dropped;
+    return;
+  }
+  if (const auto key = rmpp::session_key(peer, header_bytes); rmpp_.state(key) == rmpp::TransferState::active) {
+    ++counters_.duplicates;
+    return;
+  }
+
+  if (!snapshot_) {
+    // No sweep has finished yet: busy, ask again (IBA 13.4.7).
+    ++counters_.errors;
+    send_single(peer, header_bytes, *reply_method, wire::mad_status::busy, 0, data);
+    return;
+  }
+
+  if (header->attr_id == wire::sa_attr::class_port_info) {
+    if (method != wire::method::get) {
+      ++counters_.errors;
+      send_single(peer, header_bytes, *reply_method, wire::mad_status::method_attr_unsupported, 0, data);
+      return;
+    }
+    std::array<uint8_t, wire::sa_data_size> out{};
+    wire::encode(sa_class_port_info(options_.resp_time_value), out);
+    ++counters_.answered;
+    send_single(peer, header_bytes, *reply_method, wire::mad_status::ok, 0, out);
+    return;
+  }
+
+  SaQuery query;
+  query.method = method;
+  query.attribute = header->attr_id;
+  query.component_mask = sa->component_mask;
+  query.record = data;
+  query.requester = peer.lid;
+  query.trusted = options_.sm_key != 0 && sa->sm_key == options_.sm_key;
+  SaQueryResult result = answer(query, data, now);
+  send_result(peer, header_bytes, method, result, data, now);
+}
+
+SaQueryResult SaAgent::answer(const SaQuery& query, std::span<const uint8_t> /*data*/, Micros now) {
+  if (is_table_attribute(query.attribute)) return run_query(*snapshot_, query);
+  switch (query.attribute) {
+    case wire::sa_attr::path_record:
+    case wire::sa_attr::multi_path_record: return run_path_query(*snapshot_, query);
+    case wire::sa_attr::service_record: return services_.handle(*snapshot_, query, now);
+    case wire::sa_attr::inform_info:
+    case wire::sa_attr::inform_info_record: return subscriptions_.handle(*snapshot_, query, now);
+    default: break;
+  }
+  SaQueryResult r;
+  r.outcome = SaQueryOutcome::unsupported_attribute;
+  return r;
+}
+
+void SaAgent::send_result(const MadAddress& peer, std::span<const uint8_t> header, uint8_t request_method,
+                          const SaQueryResult& result, std::span<const uint8_t> request_data, Micros now) {
+  const uint8_t reply_method = *wire::response_method(request_method);
+  if (result.outcome != SaQueryOutcome::answered) {
+    // An attribute the SA does not serve, or a method it does not serve it
+    // with: "method/attribute combination not supported" (IBA 13.4.7).
+    ++counters_.errors;
+    send_single(peer, header, reply_method, wire::mad_status::method_attr_unsupported, 0, request_data);
+    return;
+  }
+  if (result.status != wire::mad_status::ok) {
+    ++counters_.errors;
+    send_single(peer, header, reply_method, result.status, result.attr_offset, request_data);
+    return;
+  }
+  if (!answers_by_rmpp(request_method, result.count)) {
+    ++counters_.answered;
+    send_single(peer, header, reply_method, wire::mad_status::ok, result.attr_offset,
+                result.count == 0 ? std::span<const uint8_t>{} : result.record(0));
+    return;
+  }
+  // The header every segment repeats: the request's TID and attribute, the
+  // response method, AttributeOffset for the records, the request's ComponentMask.
+  std::array<uint8_t, kHeaderBytes> out{};
+  std::copy(header.begin(), header.begin() + kHeaderBytes, out.begin());
+  wire::set_field(out, wire::mad_fields::method, reply_method);
+  wire::set_field(out, wire::mad_fields::status, 0);
+  wire::set_field(out, wire::sa_fields::attribute_offset, result.attr_offset);
+  wire::set_field(out, wire::sa_fields::sm_key, 0);  // never echo a key back
+  // A MultiPathRecord query is answered with PathRecords (IBA o15-0.2.7).
+  if (wire::get_field(out, wire::mad_fields::attribute_id) == wire::sa_attr::multi_path_record)
+    wire::set_field(out, wire::mad_fields::attribute_id, wire::sa_attr::path_record);
+  std::vector<uint8_t> records(result.records.begin(),
+                               result.records.begin() + static_cast<std::ptrdiff_t>(result.count * result.attr_offset * 8));
+  Status started = rmpp_.start_send(peer, out, std::move(records), now);
+  if (!started.ok()) {
+    ++counters_.rmpp_refused;
+    ++counters_.errors;
+    log(log_, LogLevel::warn, Subsystem::sa, "answer to lid {} not sent: {}", peer.lid, started.message());
+    send_single(peer, header, reply_method, wire::sa_status::no_resources, result.attr_offset, {});
+    return;
+  }
+  ++counters_.answered;
+  ++counters_.rmpp_answers;
+}
+
+void SaAgent::send_single(const MadAddress& peer, std::span<const uint8_t> header, uint8_t method, uint16_t status,
+                          uint16_t attr_offset, std::span<const uint8_t> data) {
+  MadPacket out;
+  out.address = peer;
+  std::copy(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(std::min(header.size(), kHeaderBytes)),
+            out.data.begin());
+  wire::set_field(out.data, wire::mad_fields::method, method);
+  wire::set_field(out.data, wire::mad_fields::status, status);
+  // A plain MAD: no RMPP (a request that came by RMPP is answered this way
+  // only with an error or one record).
+  std::fill(out.data.begin() + wire::rmpp_header_offset, out.data.begin() + wire::rmpp_header_end, uint8_t{0});
+  wire::set_field(out.data, wire::sa_fields::attribute_offset, attr_offset);
+  wire::set_field(out.data, wire::sa_fields::sm_key, 0);
+  const size_t n = std::min(data.size(), wire::sa_data_size);
+  std::copy(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(n), out.data.begin() + kHeaderBytes);
+  sink_(out);
+}
+
+void SaAgent::poll(Micros now) {
+  rmpp_.poll(now);
+  services_.expire(now);
+  for (const MadPacket& report : subscriptions_.take_due(now)) sink_(report);
+}
+
+std::optional<Micros> SaAgent::next_deadline() const {
+  std::optional<Micros> next;
+  for (auto t : {rmpp_.next_deadline(), services_.next_expiry(), subscriptions_.next_deadline()})
+    if (t && (!next || *t < *next)) next = t;
+  return next;
+}
+
+}  // namespace ibsm::sa

@@ -1,0 +1,123 @@
+// The SA agent (IBA 15): class 0x03 on QP1 of the SM port. It reads every
+// SA MAD the port receives, answers each request from the current snapshot,
+// and sends multi-record answers with RMPP done here, in user space, so it
+// works the same on SimFabric, on ibsim (which carries single MADs) and on
+// hardware (where Linux's ib_mad does RMPP on the client side).
+//
+// Every request gets an answer (issue 5): an unknown attribute or method, a
+// bad version, a bad component mask, a request before the first snapshot
+// each get the spec's status. Only what cannot be answered is dropped, and
+// counted: a MAD too broken to read, or a response nobody asked for.
+//
+// Which method answers what (IBA 15.4):
+//  Get, Set -> GetResp, one record in one MAD;
+//  GetTable -> GetTableResp, every record, always RMPP (even none: one
+//    First|Last segment, as OpenSM and Linux expect);
+//  GetMulti -> GetMultiResp, RMPP (MultiPathRecord; the request may itself be
+//    an RMPP transfer, reassembled here);
+//  Delete -> DeleteResp, the deleted record;
+//  an error of any method -> one plain MAD with the status, the request's
+//    SA header and data echoed.
+//
+// Single-threaded and clock-free: the owner feeds received SA MADs to
+// handle(), calls poll() at or after next_deadline(), and swaps in a new
+// snapshot once the switches carry the routes it describes (set_snapshot), so
+// a query is never answered with a path the fabric does not yet have.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+
+#include "mad/base/clock.h"
+#include "mad/base/log.h"
+#include "mad/rmpp/sessions.h"
+#include "mad/transport.h"
+#include "mad/wire/notice.h"
+#include "sa/query.h"
+#include "sa/service_records.h"
+#include "sa/snapshot.h"
+#include "sa/subscriptions.h"
+
+namespace ibsm::sa {
+
+struct SaAgentOptions {
+  // Requests carrying this SM_Key are trusted (P_Key records, keys shown).
+  uint64_t sm_key = 0;
+  // ClassPortInfo:RespTimeValue: 4.096 us * 2^value. The SA answers at once;
+  // 18 (1.07 s) leaves room for an RMPP answer of many segments.
+  uint8_t resp_time_value = 18;
+  // Largest request the agent reassembles (a MultiPathRecord with its GIDs).
+  size_t max_request_bytes = 16 * 1024;
+  rmpp::SessionsOptions rmpp;
+  ServiceRegistryOptions services;
+  SubscriptionOptions subscriptions;
+};
+
+struct SaAgentCounters {
+  uint64_t received = 0;          // SA MADs handed to handle()
+  uint64_t requests = 0;          // requests read (a reassembled transfer counts once)
+  uint64_t answered = 0;          // answered with success
+  uint64_t errors = 0;            // answered with an error status
+  uint64_t malformed_dropped = 0; // too broken to answer (not a readable SA MAD)
+  uint64_t unexpected_responses = 0;
+  uint64_t duplicates = 0;        // a request whose answer is still being sent (its RMPP transfer is active)
+  uint64_t rmpp_answers = 0;      // answers sent as RMPP transfers
+  uint64_t rmpp_refused = 0;      // too many transfers active: answered NO_RESOURCES
+  uint64_t rmpp_requests = 0;     // requests that came as RMPP transfers
+  uint64_t report_responses = 0;  // ReportResponses to our Reports
+};
+
+class SaAgent {
+ public:
+  explicit SaAgent(rmpp::MadSink sink, SaAgentOptions options = {}, LogSink& log = null_log_sink());
+  ~SaAgent();
+  SaAgent(const SaAgent&) = delete;
+  SaAgent& operator=(const SaAgent&) = delete;
+
+  // The subnet to answer from, from now on. Queries in progress keep the
+  // snapshot they started with (RMPP answers hold their bytes). Subscribers
+  // that left go; the ports that left or came are reported (traps 65/64) to
+  // those subscribed.
+  void set_snapshot(std::shared_ptr<const SaSnapshot> snapshot, Micros now);
+  // A notice for the subscribers (a trap the SM received, say).
+  void publish(const wire::Notice& notice, Micros now);
+  const std::shared_ptr<const SaSnapshot>& snapshot() const { return snapshot_; }
+
+  // A received MAD of the SA class: a request, an RMPP segment or ACK, a
+  // ReportResponse. Answers go out through the sink.
+  void handle(const MadPacket& packet, Micros now);
+  // RMPP timeouts and resends, service leases, Reports due.
+  void poll(Micros now);
+  std::optional<Micros> next_deadline() const;
+
+  const SaAgentCounters& counters() const { return counters_; }
+  const rmpp::RmppSessions& rmpp_sessions() const { return rmpp_; }
+  const ServiceRegistry& services() const { return services_; }
+  const Subscriptions& subscriptions() const { return subscriptions_; }
+
+ private:
+  // A request whose bytes are whole: `header` the first 56 bytes (common,
+  // RMPP and SA headers), `data` its SA data (200 bytes, or more when it came
+  // by RMPP).
+  void serve(const MadAddress& peer, std::span<const uint8_t> header, std::span<const uint8_t> data, Micros now);
+  // One plain MAD: the request's header with the response method, `status`,
+  // and `data` (at most 200 bytes) as SA data.
+  void send_single(const MadAddress& peer, std::span<const uint8_t> header, uint8_t method, uint16_t status,
+                   uint16_t attr_offset, std::span<const uint8_t> data);
+  void send_result(const MadAddress& peer, std::span<const uint8_t> header, uint8_t request_method,
+                   const SaQueryResult& result, std::span<const uint8_t> request_data, Micros now);
+  SaQueryResult answer(const SaQuery& query, std::span<const uint8_t> data, Micros now);
+
+  rmpp::MadSink sink_;
+  SaAgentOptions options_;
+  LogSink& log_;
+  std::shared_ptr<const SaSnapshot> snapshot_;
+  rmpp::RmppSessions rmpp_;
+  ServiceRegistry services_;
+  Subscriptions subscriptions_;
+  SaAgentCounters counters_;
+};
+
+}  // namespace ibsm::sa

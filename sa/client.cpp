@@ -1,0 +1,150 @@
+#include "sa/client.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "mad/wire/constants.h"
+#include "mad/wire/mad_header.h"
+#include "mad/wire/rmpp.h"
+#include "mad/wire/sa_header.h"
+
+namespace ibsm::sa {
+namespace {
+
+constexpr uint32_t kGsiQKey = 0x80010000;  // IBA 13.4.1: QP1's well-known Q_Key
+
+}  // namespace
+
+MadAddress sa_address(Lid sm_lid) {
+  MadAddress a;
+  a.lid = sm_lid;
+  a.qp = 1;
+  a.qkey = kGsiQKey;
+  return a;
+}
+
+SaClientCall::SaClientCall(rmpp::MadSink sink, MadAddress sa, SaRequest request, SaClientOptions options)
+    : sink_(std::move(sink)), sa_(sa), request_(std::move(request)), options_(options), rmpp_(sink_, options_.rmpp) {
+  wire::SaMad m;
+  m.header.method = request_.method;
+  m.header.tid = request_.tid;
+  m.header.attr_id = request_.attribute;
+  m.header.attr_mod = request_.attr_mod;
+  m.sa.sm_key = request_.sm_key;
+  m.sa.component_mask = request_.component_mask;
+  std::copy_n(request_.data.begin(), std::min(request_.data.size(), m.data.size()), m.data.begin());
+  wire::encode(m, request_mad_);
+}
+
+void SaClientCall::send_request(Micros now) {
+  ++attempts_;
+  deadline_ = now + options_.timeout;
+  MadPacket p;
+  p.data = request_mad_;
+  p.address = sa_;
+  p.response_timeout_ms = static_cast<uint32_t>(std::max<Micros>(1, options_.timeout / 1000));
+  sink_(p);
+}
+
+void SaClientCall::start(Micros now) {
+  if (request_.data.size() > wire::sa_data_size) {
+    result_ = invalid_argument_error(fmt::format("an SA request of {} bytes does not fit one MAD", request_.data.size()));
+    return;
+  }
+  send_request(now);
+}
+
+bool SaClientCall::handle(const MadPacket& packet, Micros now) {
+  if (done()) return false;
+  const std::span<const uint8_t> mad(packet.data);
+  auto h = wire::decode_mad_header(mad);
+  // The low 32 bits only: the kernel's MAD layer puts its own agent number
+  // in the high 32 bits of a request's TID (ib_umad).
+  if (!h.ok() || h->mgmt_class != wire::mgmt_class::subn_adm || static_cast<uint32_t>(h->tid) != static_cast<uint32_t>(request_.tid))
+    return false;
+  if (!h->is_response()) {
+    // An RMPP STOP/ABORT of the SA for our ACKs carries the request's method.
+    if (rmpp_.handle(packet, now)) return true;
+    return false;
+  }
+  if (rmpp_.handle(packet, now)) {
+    receiving_ = true;
+    for (auto& d : rmpp_.take_deliveries()) {
+      SaAnswer a;
+      auto dh = wire::decode_mad_header(d.header);
+      auto sh = wire::decode_sa_header(d.header);
+      a.method = dh.ok() ? dh->method : h->method;
+      a.status = dh.ok() ? dh->status : h->status;
+      a.attr_offset = sh.ok() ? sh->attr_offset : 0;
+      a.by_rmpp = true;
+      a.data = std::move(d.data);
+      // The last segment is padded to a whole MAD; keep whole records only.
+      if (a.attr_offset != 0) a.data.resize(a.data.size() - a.data.size() % (a.attr_offset * 8u));
+      result_ = std::move(a);
+    }
+    if (!done()) {
+      const auto state = rmpp_.state(rmpp::session_key(packet.address, mad));
+      if (state == rmpp::TransferState::aborted)
+        result_ = unavailable_error(fmt::format("the SA's RMPP answer was aborted ({})",
+                                                          rmpp::rmpp_status_name(*rmpp_.abort_status(
+                                                              rmpp::session_key(packet.address, mad)))));
+    }
+    return true;
+  }
+  auto sa = wire::decode_sa_header(mad);
+  SaAnswer a;
+  a.method = h->method;
+  a.status = h->status;
+  a.attr_offset = sa.ok() ? sa->attr_offset : 0;
+  if (a.status == 0) {
+    const size_t n = a.attr_offset == 0 ? wire::sa_data_size : std::min<size_t>(a.attr_offset * 8u, wire::sa_data_size);
+    a.data.assign(mad.begin() + wire::sa_data_offset, mad.begin() + wire::sa_data_offset + static_cast<std::ptrdiff_t>(n));
+  }
+  result_ = std::move(a);
+  return true;
+}
+
+void SaClientCall::poll(Micros now) {
+  if (done()) return;
+  rmpp_.poll(now);
+  if (receiving_) {
+    if (rmpp_.active() == 0 && !done()) result_ = unavailable_error("the SA's RMPP answer ended incomplete");
+    return;
+  }
+  if (now < deadline_) return;
+  if (attempts_ <= options_.retries) {
+    send_request(now);
+    return;
+  }
+  result_ = timeout_error(fmt::format("no answer from the SA at lid {} after {} attempts", sa_.lid, attempts_));
+}
+
+std::optional<Micros> SaClientCall::next_deadline() const {
+  if (done()) return std::nullopt;
+  if (receiving_) return rmpp_.next_deadline();
+  return deadline_;
+}
+
+Result<SaAnswer> run_sa_call(Transport& port, const Clock& clock, const MadAddress& sa, SaRequest request,
+                             SaClientOptions options) {
+  Status send_failure;
+  SaClientCall call(
+      [&](const MadPacket& p) {
+        Status s = port.send(p);
+        if (!s.ok()) send_failure = s;
+      },
+      sa, std::move(request), options);
+  call.start(clock.now());
+  while (!call.done()) {
+    if (!send_failure.ok()) return send_failure;
+    while (auto p = port.receive()) call.handle(*p, clock.now());
+    call.poll(clock.now());
+    if (call.done()) break;
+    const Micros next = call.next_deadline().value_or(clock.now());
+    port.wait(std::clamp<Micros>(next - clock.now(), 0, 100'000));
+  }
+  return call.result();
+}
+
+}  // namespace ibsm::sa
