@@ -104,7 +104,10 @@ Result<RoutingOutcome> route_snapshot(const Fabric& snapshot, std::string_view c
   if (!chain.ok()) return chain.status();
   Result<RoutingGraph> graph = RoutingGraph::build(snapshot);
   if (!graph.ok()) return graph.status();
-  return run_engine_chain(registry, *chain, RoutingInput{*graph, log});
+  auto shared = std::make_shared<const RoutingGraph>(std::move(*graph));
+  Result<RoutingOutcome> outcome = run_engine_chain(registry, *chain, RoutingInput{*shared, log});
+  if (outcome.ok()) outcome->graph = std::move(shared);
+  return outcome;
 }
 
 }  // namespace ibsm::routing

@@ -40,6 +40,7 @@ struct RoutingOutcome {
   UnicastTables tables;
   std::string engine;                     // the engine whose tables these are
   std::unique_ptr<RoutingEngine> used;    // that engine, for its SL/VL/multicast hooks
+  std::shared_ptr<const RoutingGraph> graph;  // what it routed (route_snapshot sets it), for those hooks
   std::vector<EngineRefusal> refusals;    // the engines tried before it, and why they refused
 };
 

@@ -106,8 +106,11 @@ class RoutingEngine {
   // it and tries the next engine.
   virtual Result<UnicastTables> compute(const RoutingInput& input) = 0;
 
-  // The SL for a path (for SA PathRecords); 0 by default.
+  // The SL for a path (for SA PathRecords); 0 by default. An engine that
+  // overrides it says so with assigns_sls(): only then does the sweep keep
+  // the routing graph alive for the SA to ask (the core has no RTTI to tell).
   virtual uint8_t path_sl(const RoutingInput&, Lid /*source*/, Lid /*destination*/) const { return 0; }
+  virtual bool assigns_sls() const { return false; }
   // SL to VL tables to program; nullopt: the SM's default mapping.
   virtual std::optional<std::vector<Sl2VlTable>> sl2vl(const RoutingInput&) const { return std::nullopt; }
   // VL arbitration tables to program; nullopt: the SM's default.

@@ -327,6 +327,7 @@ Result<SaSnapshot> build_sa_snapshot(const SweepReport& report, const SaSnapshot
   auto s = build_sa_snapshot(std::move(parts), options);
   if (s.ok() && s->sm_lid != report.sm_lid)
     return internal_error("the sm port's lid in the configured fabric is not the sweep's sm lid");
+  if (s.ok()) s->path_sl = report.routes.path_sl;  // the routing engine's SLs, when it assigns any
   return s;
 }
 

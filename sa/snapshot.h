@@ -31,8 +31,9 @@
 //    PacketLifeTime every PathRecord between two ports carries (OpenSM
 //    answers its subnet_timeout option there, not packet_life_time, which is
 //    the switches' LifeTimeValue).
-//  - path_sl: left empty by the builders; the daemon sets it to the routing
-//    engine's path_sl hook (routing/engine.h).
+//  - path_sl: SweepRoutes::path_sl, the routing engine's path_sl hook
+//    (routing/engine.h) when the engine assigns SLs; empty otherwise and for
+//    snapshots built from parts.
 #pragma once
 
 #include <cstdint>

@@ -345,6 +345,7 @@ int cmd_run(int argc, char** argv) {
   sa_options.sm_key = config.sm_key;
   sa::SaAgent sa_agent([&d](const MadPacket& p) { (void)d.send_now(p); }, sa_options, log);
   d.set_class_handler(wire::mgmt_class::subn_adm, [&](const MadPacket& p) { sa_agent.handle(p, clock.now()); });
+  agent.set_trap_listener([&](const wire::Notice& n) { sa_agent.publish(n, clock.now()); });
   install_signals();
   std::optional<SweepReport> last;
   bool up = sweep_once(d, clock, state, config, *engines, log, agent, once, last, &sa_agent);

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "mad/base/log.h"
 #include "mad/dispatcher.h"
 #include "mad/wire/mad_header.h"
+#include "mad/wire/notice.h"
 #include "mad/wire/sm_info.h"
 
 namespace ibsm {
@@ -30,6 +32,10 @@ class SmAgent {
   uint64_t traps_received() const { return traps_; }
   uint64_t requests_answered() const { return answered_; }
 
+  // Called with the Notice of every trap received (after the TrapRepress),
+  // so the SA can report it to subscribers as OpenSM does.
+  void set_trap_listener(std::function<void(const wire::Notice&)> listener) { trap_listener_ = std::move(listener); }
+
   // The dispatcher's request handler (installed by the constructor).
   void on_request(const MadPacket& request);
 
@@ -42,6 +48,7 @@ class SmAgent {
   LogSink& log_;
   uint8_t state_ = wire::sm_state::discovering;
   bool sweep_requested_ = false;
+  std::function<void(const wire::Notice&)> trap_listener_;
   uint64_t traps_ = 0;
   uint64_t answered_ = 0;
 };

@@ -28,6 +28,9 @@ struct SweepRoutes {
   // the route function did not check.
   std::string check;
   bool check_ok = true;
+  // The SL of a path, from the engine used (SA PathRecords); empty when it
+  // assigns none (every path SL 0).
+  std::function<uint8_t(Lid source, Lid destination)> path_sl;
 };
 using RouteFunction = std::function<Result<SweepRoutes>(const Fabric& snapshot)>;
 

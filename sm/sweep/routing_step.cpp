@@ -19,6 +19,12 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
     SweepRoutes r;
     r.lfts = std::move(outcome->tables.lfts);
     r.engine = outcome->engine;
+    if (outcome->used && outcome->used->assigns_sls()) {
+      std::shared_ptr<const routing::RoutingEngine> engine = std::move(outcome->used);
+      r.path_sl = [engine, graph = outcome->graph](Lid source, Lid destination) {
+        return engine->path_sl(routing::RoutingInput{*graph}, source, destination);
+      };
+    }
     // Judge the tables before they are programmed, with the words `ibsm
     // check` prints. A failed check is logged, not fatal: the tables are the
     // best the chain could do, and routing part of a fabric beats none.

@@ -13,6 +13,11 @@
 #include "mad/wire/sa_records.h"
 #include "sa/client.h"
 #include "sa/record_tables.h"
+#include "mad/wire/inform_info.h"
+#include "mad/wire/notice.h"
+#include "mad/wire/response.h"
+#include "sa/notices.h"
+#include "sm/state/sm_agent.h"
 #include "sm/topogen/generators.h"
 #include "tests/sa/sa_fixtures.h"
 
@@ -311,4 +316,83 @@ TEST_CASE("SA agent: a request repeated while its RMPP answer is under way is no
   CHECK(b.agent->counters().requests == 2);
   CHECK(b.agent->counters().duplicates == 1);
   CHECK(b.agent->counters().rmpp_answers == 1);
+}
+
+namespace {
+
+// Subscribes the bench's client to generic trap `trap` (every type and
+// producer, the whole LID range, reports to its QP1).
+void subscribe(SaBench& b, uint16_t trap) {
+  wire::InformInfo ii;
+  ii.lid_range_begin = Lid{0xFFFF};
+  ii.type = 0xFFFF;
+  ii.trap_number = trap;
+  ii.qpn = 1;
+  ii.resp_time_value = 18;
+  ii.producer_type = 0xFFFFFF;
+  sa::SaRequest req;
+  req.method = wire::method::set;
+  req.attribute = wire::sa_attr::inform_info;
+  req.data.assign(wire::inform_info_size, 0);
+  wire::encode(ii, req.data);
+  auto a = b.call(req);
+  REQUIRE(a.ok());
+  REQUIRE(a->status == 0);
+}
+
+// Runs the fabric for `span` and returns the Notices of the Reports the
+// client got, answering each with a ReportResponse.
+std::vector<wire::Notice> take_reports(SaBench& b, Micros span) {
+  std::vector<wire::Notice> got;
+  const Micros end = b.h.sim().now() + span;
+  while (b.h.sim().now() < end) {
+    b.h.dispatcher().poll();
+    b.agent->poll(b.h.sim().now());
+    while (auto p = b.client->receive()) {
+      if (method_of(*p) != wire::method::report) continue;
+      auto n = wire::decode_notice(std::span<const uint8_t>(p->data).subspan(wire::sa_data_offset, wire::notice_size));
+      REQUIRE(n.ok());
+      got.push_back(*n);
+      MadPacket answer;
+      answer.data = wire::make_response(p->data);
+      answer.address = p->address;
+      REQUIRE(b.client->send(answer).ok());
+    }
+    b.client->wait(1000);
+  }
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE("SA agent: a subscriber is told of a trap the SM received and of a port that left", "[sa][agent]") {
+  SaBench b(must(topogen::kary_ntree({.k = 2, .n = 2})));
+  SmAgent sm(b.h.dispatcher(), {b.snapshot->sm_info.guid, kSmKey, 5});
+  sm.set_trap_listener([&](const wire::Notice& n) { b.agent->publish(n, b.h.sim().now()); });
+  subscribe(b, wire::trap_number::link_state_change);
+  subscribe(b, wire::trap_number::gid_out_of_service);
+
+  // Pull the cable of a CA that is neither the SM's nor the client's: its
+  // switch sends trap 128 to the SM, which the SA forwards.
+  const Fabric& t = b.h.sim().topology();
+  std::optional<PortRef> victim;
+  for (const sa::EndPort& e : b.snapshot->endports)
+    if (!t.node(e.ref.node).is_switch() && e.ref != b.snapshot->sm_port && e.ref.node != b.client->node()) victim = e.ref;
+  REQUIRE(victim);
+  const Guid victim_guid = b.snapshot->fabric.node(victim->node).port(victim->port).guid;
+  REQUIRE(b.h.sim().set_link(*victim, false).ok());
+  auto reports = take_reports(b, 50'000);
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].trap_number == wire::trap_number::link_state_change);
+  CHECK(sm.traps_received() == 1);
+  CHECK(b.agent->counters().report_responses == 1);
+
+  // The resweep's snapshot lacks the port: trap 65 with its GID.
+  auto next = std::make_shared<sa::SaSnapshot>(test::swept_snapshot(b.h));
+  b.agent->set_snapshot(next, b.h.sim().now());
+  reports = take_reports(b, 50'000);
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].trap_number == wire::trap_number::gid_out_of_service);
+  CHECK(sa::notice_details_gid(reports[0]).interface_id() == victim_guid.value);
+  CHECK(b.agent->subscriptions().counters().acknowledged == 2);
 }

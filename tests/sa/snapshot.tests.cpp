@@ -128,3 +128,21 @@ TEST_CASE("an sa snapshot from explicit parts", "[sa][snapshot]") {
   bad.fabric = must(topogen::kary_ntree({.k = 2, .n = 2}));
   CHECK(!sa::build_sa_snapshot(std::move(bad), sa::SaSnapshotOptions{}).ok());  // no sm port
 }
+
+TEST_CASE("SA snapshot: the SLs of the routing the sweep used reach the snapshot", "[sa][snapshot]") {
+  SweepHarness h(must(topogen::kary_ntree({.k = 2, .n = 2})));
+  // An engine that assigns SLs hands the sweep a path_sl (routing_step.cpp);
+  // here the route function stands in for it.
+  RouteFunction base = h.config().route;
+  h.config().route = [base](const Fabric& f) -> Result<SweepRoutes> {
+    auto r = base(f);
+    if (r.ok()) r->path_sl = [](Lid s, Lid d) { return static_cast<uint8_t>((s.value + 2 * d.value) % 16); };
+    return r;
+  };
+  const sa::SaSnapshot s = test::swept_snapshot(h);
+  REQUIRE(s.path_sl);
+  CHECK(s.path_sl(Lid{3}, Lid{5}) == 13);
+  // Without one, every path is SL 0: no hook at all.
+  SweepHarness plain(must(topogen::kary_ntree({.k = 2, .n = 2})));
+  CHECK_FALSE(test::swept_snapshot(plain).path_sl);
+}
