@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# A daemon with sweeping off (-s 0) and nothing to do sleeps: it waits on the
+# port for a MAD instead of spinning. (Its loop once waited zero time when no
+# sweep was due, and took a whole core.) Judged by the process state the
+# kernel reports, sampled: a spinning process is running in nearly every
+# sample, a sleeping one in nearly none. Then it still answers: sminfo and
+# an SA query.
+source "$(dirname "$0")/lib.sh"
+e2e_setup "$1"
+
+fabric_start --topo leaf-spine --leaves 2 --spines 1 --hosts 2
+export SIM_HOST=host-0
+LD_PRELOAD="$UMAD2SIM" "$IBSM" run -s 0 -f daemon.log > daemon.out 2>&1 &
+daemon=$!
+trap 'rc=$?; kill "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null; (exit $rc); e2e_cleanup' EXIT
+for i in $(seq 1 100); do
+  grep -q "SUBNET UP" daemon.log 2>/dev/null && break
+  kill -0 "$daemon" 2>/dev/null || fail "the daemon exited: $(tail -5 daemon.log)"
+  sleep 0.1
+done
+grep -q "SUBNET UP" daemon.log || fail "no SUBNET UP: $(tail -5 daemon.log)"
+sleep 0.5
+running=0
+for i in $(seq 1 20); do
+  # Field 3 of /proc/PID/stat is the state: R running, S sleeping.
+  state=$(awk '{print $3}' "/proc/$daemon/stat")
+  [[ $state == R ]] && running=$((running + 1))
+  sleep 0.1
+done
+echo "daemon running in $running of 20 samples"
+[[ $running -le 5 ]] || fail "the idle daemon is spinning (running in $running of 20 samples)"
+SIM_HOST=host-1 client timeout 10 sminfo | grep -q SMINFO_MASTER || fail "sminfo does not see the master"
+count=$(SIM_HOST=host-1 client timeout 10 "$IBSM" query NR --count) || fail "ibsm query failed"
+[[ $count -eq 7 ]] || fail "expected 7 node records (3 switches, 4 hosts), got $count"
