@@ -117,15 +117,8 @@ Lid lid_plus(Lid l, uint32_t k) { return Lid{static_cast<uint16_t>(l.value + k)}
 
 sa::SaQueryResult path_query(const sa::SaSnapshot& s, uint8_t method, uint64_t mask, const wire::PathRecord& t,
                              Lid requester = {}) {
-  std::array<uint8_t, wire::sa_record_size::path> bytes{};
-  wire::encode(t, bytes);
-  sa::SaQuery q;
-  q.method = method;
-  q.attribute = wire::sa_attr::path_record;
-  q.component_mask = mask;
-  q.record = bytes;
-  q.requester = requester;
-  return sa::run_path_query(s, q);
+  auto e = test::encoded_query(method, wire::sa_attr::path_record, mask, t, wire::sa_record_size::path, requester);
+  return sa::run_path_query(s, e.query);
 }
 
 wire::PathRecord record(const sa::SaQueryResult& r, size_t i) {

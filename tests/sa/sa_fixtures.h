@@ -4,9 +4,11 @@
 
 #include <memory>
 #include <sstream>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "sa/query.h"
 #include "sa/snapshot.h"
 #include "sm/fabric/netfile_reader.h"
 #include "sm/sweep/lid_assignment.h"
@@ -20,6 +22,27 @@ inline sa::SaSnapshotOptions sa_options() {
   o.sm_priority = 5;
   o.generation = 3;
   return o;
+}
+
+// A query whose template is `tmpl` encoded in `size` bytes; the bytes live
+// in the struct, so keep it while the query is used (moving it is fine).
+struct EncodedQuery {
+  std::vector<uint8_t> bytes;
+  sa::SaQuery query;
+};
+template <typename R>
+EncodedQuery encoded_query(uint8_t method, uint16_t attribute, uint64_t mask, const R& tmpl, size_t size,
+                           Lid requester = {}, bool trusted = false) {
+  EncodedQuery e;
+  e.bytes.resize(size);
+  wire::encode(tmpl, e.bytes);
+  e.query.method = method;
+  e.query.attribute = attribute;
+  e.query.component_mask = mask;
+  e.query.record = e.bytes;
+  e.query.requester = requester;
+  e.query.trusted = trusted;
+  return e;
 }
 
 // The SA snapshot after one heavy sweep by `h`'s SM.

@@ -55,16 +55,9 @@ wire::ServiceRecord service(uint64_t id, const wire::Gid& gid, uint32_t lease, s
 
 sa::SaQueryResult run(sa::ServiceRegistry& reg, const sa::SaSnapshot& s, uint8_t method, uint64_t mask,
                       const wire::ServiceRecord& tmpl, Lid requester, Micros now = 0, bool trusted = false) {
-  std::vector<uint8_t> bytes(wire::sa_record_size::service);
-  wire::encode(tmpl, bytes);
-  sa::SaQuery q;
-  q.method = method;
-  q.attribute = wire::sa_attr::service_record;
-  q.component_mask = mask;
-  q.record = bytes;
-  q.requester = requester;
-  q.trusted = trusted;
-  return reg.handle(s, q, now);
+  auto e = test::encoded_query(method, wire::sa_attr::service_record, mask, tmpl, wire::sa_record_size::service, requester,
+                               trusted);
+  return reg.handle(s, e.query, now);
 }
 
 wire::ServiceRecord record(const sa::SaQueryResult& r, size_t i) {

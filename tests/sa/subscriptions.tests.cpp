@@ -79,29 +79,16 @@ wire::InformInfo generic_trap(uint16_t trap) {
 
 sa::SaQueryResult inform(sa::Subscriptions& subs, const sa::SaSnapshot& s, const wire::InformInfo& ii, Lid requester,
                          bool trusted = false) {
-  std::vector<uint8_t> bytes(wire::inform_info_size);
-  wire::encode(ii, bytes);
-  sa::SaQuery q;
-  q.method = wire::method::set;
-  q.attribute = wire::sa_attr::inform_info;
-  q.record = bytes;
-  q.requester = requester;
-  q.trusted = trusted;
-  return subs.handle(s, q, 0);
+  auto e = test::encoded_query(wire::method::set, wire::sa_attr::inform_info, 0, ii, wire::inform_info_size, requester,
+                               trusted);
+  return subs.handle(s, e.query, 0);
 }
 
 sa::SaQueryResult records(sa::Subscriptions& subs, const sa::SaSnapshot& s, uint8_t method, uint64_t mask,
                           const wire::InformInfoRecord& tmpl, Lid requester, bool trusted) {
-  std::vector<uint8_t> bytes(wire::sa_record_size::inform_info);
-  wire::encode(tmpl, bytes);
-  sa::SaQuery q;
-  q.method = method;
-  q.attribute = wire::sa_attr::inform_info_record;
-  q.component_mask = mask;
-  q.record = bytes;
-  q.requester = requester;
-  q.trusted = trusted;
-  return subs.handle(s, q, 0);
+  auto e = test::encoded_query(method, wire::sa_attr::inform_info_record, mask, tmpl, wire::sa_record_size::inform_info,
+                               requester, trusted);
+  return subs.handle(s, e.query, 0);
 }
 
 wire::InformInfo echoed(const sa::SaQueryResult& r) {
