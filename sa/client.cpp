@@ -35,6 +35,7 @@ SaClientCall::SaClientCall(rmpp::MadSink sink, MadAddress sa, SaRequest request,
   m.sa.component_mask = request_.component_mask;
   std::copy_n(request_.data.begin(), std::min(request_.data.size(), m.data.size()), m.data.begin());
   wire::encode(m, request_mad_);
+  request_data_ = request_.data;
 }
 
 void SaClientCall::send_request(Micros now) {
@@ -48,8 +49,14 @@ void SaClientCall::send_request(Micros now) {
 }
 
 void SaClientCall::start(Micros now) {
-  if (request_.data.size() > wire::sa_data_size) {
-    result_ = invalid_argument_error(fmt::format("an SA request of {} bytes does not fit one MAD", request_.data.size()));
+  if (request_.method == wire::method::get_multi || request_data_.size() > wire::sa_data_size) {
+    // Linux sends GetMulti as an RMPP transfer (the request may carry many
+    // GIDs); the answer then comes back as a transfer of its own.
+    sent_by_rmpp_ = true;
+    ++attempts_;
+    deadline_ = now + options_.timeout * (options_.retries + 1);
+    Status s = rmpp_.start_send(sa_, std::span<const uint8_t>(request_mad_).first(wire::sa_data_offset), request_data_, now);
+    if (!s.ok()) result_ = s;
     return;
   }
   send_request(now);
@@ -63,13 +70,12 @@ bool SaClientCall::handle(const MadPacket& packet, Micros now) {
   // in the high 32 bits of a request's TID (ib_umad).
   if (!h.ok() || h->mgmt_class != wire::mgmt_class::subn_adm || static_cast<uint32_t>(h->tid) != static_cast<uint32_t>(request_.tid))
     return false;
-  if (!h->is_response()) {
-    // An RMPP STOP/ABORT of the SA for our ACKs carries the request's method.
-    if (rmpp_.handle(packet, now)) return true;
-    return false;
-  }
-  if (rmpp_.handle(packet, now)) {
-    receiving_ = true;
+  auto rmpp = wire::decode_rmpp_header(mad);
+  if (rmpp.ok() && rmpp->active()) {
+    // Either direction: the SA's ACKs of a request we sent by RMPP, its STOP
+    // or ABORT of our ACKs (with the request's method), the answer's DATA.
+    rmpp_.handle(packet, now);
+    if (rmpp->type == wire::rmpp_type::data) receiving_ = true;
     for (auto& d : rmpp_.take_deliveries()) {
       SaAnswer a;
       auto dh = wire::decode_mad_header(d.header);
@@ -84,9 +90,9 @@ bool SaClientCall::handle(const MadPacket& packet, Micros now) {
       result_ = std::move(a);
     }
     if (!done()) {
-      const auto state = rmpp_.state(rmpp::session_key(packet.address, mad));
+      const auto state = rmpp_.state(rmpp::session_key(packet.address, mad));  // ours or the SA's transfer
       if (state == rmpp::TransferState::aborted)
-        result_ = unavailable_error(fmt::format("the SA's RMPP answer was aborted ({})",
+        result_ = unavailable_error(fmt::format("the RMPP transfer was aborted ({})",
                                                           rmpp::rmpp_status_name(*rmpp_.abort_status(
                                                               rmpp::session_key(packet.address, mad)))));
     }
@@ -113,7 +119,7 @@ void SaClientCall::poll(Micros now) {
     return;
   }
   if (now < deadline_) return;
-  if (attempts_ <= options_.retries) {
+  if (attempts_ <= options_.retries && !sent_by_rmpp_) {
     send_request(now);
     return;
   }

@@ -28,12 +28,13 @@ struct SaRequest {
   uint32_t attr_mod = 0;
   uint64_t component_mask = 0;
   uint64_t sm_key = 0;              // 0 unless the caller is trusted (saquery --smkey)
-  std::vector<uint8_t> data;        // the record template, at most 200 bytes
+  std::vector<uint8_t> data;        // the record template; GetMulti or more than 200 bytes go by RMPP
   uint64_t tid = 0;                 // chosen by the caller: unique among its requests in flight
 };
 
 struct SaClientOptions {
-  Micros timeout = 1'000'000;  // per attempt, until the first answer MAD arrives
+  Micros timeout = 1'000'000;  // per attempt, until the first answer MAD arrives (a request
+                               // sent by RMPP: the whole wait, (retries + 1) times this, no resend)
   int retries = 3;             // further attempts after the first
   rmpp::SessionsOptions rmpp;
 };
@@ -75,11 +76,13 @@ class SaClientCall {
   MadAddress sa_;
   SaRequest request_;
   SaClientOptions options_;
+  std::vector<uint8_t> request_data_;  // the whole SA data (may exceed one MAD for GetMulti)
   rmpp::RmppSessions rmpp_;
   wire::MadBuffer request_mad_{};
   int attempts_ = 0;
   Micros deadline_ = 0;
   bool receiving_ = false;  // an RMPP answer is arriving: its own timers apply
+  bool sent_by_rmpp_ = false;  // the request itself went as an RMPP transfer (GetMulti)
   std::optional<Result<SaAnswer>> result_;
 };
 

@@ -74,6 +74,13 @@ bool RmppSessions::handle(const MadPacket& packet, Micros now) {
   const wire::RmppHeader& r = *decoded;
   const SessionKey key = session_key(packet.address, mad);
 
+  if (auto it = sessions_.find(key); it != sessions_.end() && it->second.sender && r.type == wire::rmpp_type::data &&
+                                      r.segment_number() == 1 && r.first()) {
+    // The peer answers a transfer we sent with one of its own under the same
+    // TID (a GetMulti answered by a GetMultiResp): a sender never receives
+    // DATA, so the answer starts a receiver in its place.
+    sessions_.erase(it);
+  }
   if (auto it = sessions_.find(key); it != sessions_.end()) {
     Session& s = it->second;
     if (s.sender) s.sender->handle(mad, now);

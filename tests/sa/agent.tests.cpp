@@ -396,3 +396,41 @@ TEST_CASE("SA agent: a subscriber is told of a trap the SM received and of a por
   CHECK(sa::notice_details_gid(reports[0]).interface_id() == victim_guid.value);
   CHECK(b.agent->subscriptions().counters().acknowledged == 2);
 }
+
+TEST_CASE("SA agent: a MultiPathRecord GetMulti sent by RMPP is reassembled and answered with PathRecords by RMPP",
+          "[sa][agent]") {
+  SaBench b(must(topogen::kary_ntree({.k = 4, .n = 2})));
+  std::vector<wire::Gid> gids;
+  for (const sa::EndPort& e : b.snapshot->endports)
+    if (!b.snapshot->fabric.node(e.ref.node).is_switch())
+      gids.push_back(wire::Gid::from_parts(b.snapshot->subnet_prefix, e.guid.value));
+  REQUIRE(gids.size() >= 13);
+  // 5 sources x 8 destinations: 24 + 13 * 16 = 232 bytes, two RMPP segments.
+  const size_t sources = 5, destinations = 8;
+  std::vector<uint8_t> data(wire::sa_record_size::multi_path_fixed + 16 * (sources + destinations));
+  wire::set_field(data, wire::multi_path_record_fields::sgid_count, sources);
+  wire::set_field(data, wire::multi_path_record_fields::dgid_count, destinations);
+  for (size_t i = 0; i < sources + destinations; ++i) wire::set_gid(data, wire::multi_path_record_fields::gid(i), gids[i]);
+
+  sa::SaRequest req;
+  req.method = wire::method::get_multi;
+  req.attribute = wire::sa_attr::multi_path_record;
+  req.component_mask = (uint64_t{1} << 19) | (uint64_t{1} << 20);  // SGIDCount, DGIDCount
+  req.data = data;
+  auto a = b.call(req);
+  REQUIRE(a.ok());
+  CHECK(a->method == wire::method::get_multi_resp);
+  REQUIRE(a->status == 0);
+  CHECK(a->by_rmpp);
+  CHECK(b.agent->counters().rmpp_requests == 1);
+  REQUIRE(a->record_count() == sources * destinations);
+  for (size_t i = 0; i < sources; ++i) {
+    for (size_t j = 0; j < destinations; ++j) {
+      auto rec = wire::decode_path_record(a->record(i * destinations + j));
+      REQUIRE(rec.ok());
+      CHECK(rec->sgid == gids[i]);
+      CHECK(rec->dgid == gids[sources + j]);
+    }
+  }
+  CHECK(b.agent->rmpp_sessions().active() == 0);
+}
