@@ -38,6 +38,19 @@ bool answers_by_rmpp(uint8_t request_method, size_t count) {
   }
 }
 
+// What tells two requests apart, the TID aside: the common header without the
+// TID (bytes 0-7, 16-23), the SA header (36-55), and the data.
+SaAgent::RequestIdentity request_identity(std::span<const uint8_t> header, std::span<const uint8_t> data) {
+  static_assert(std::tuple_size_v<decltype(SaAgent::RequestIdentity::header)> ==
+                kHeaderBytes - 8 - (wire::rmpp_header_end - wire::rmpp_header_offset));
+  SaAgent::RequestIdentity id;
+  size_t n = 0;
+  for (size_t i = 0; i < kHeaderBytes; ++i)
+    if (i < 8 || (i >= 16 && i < wire::rmpp_header_offset) || i >= wire::rmpp_header_end) id.header[n++] = header[i];
+  id.data.assign(data.begin(), data.end());
+  return id;
+}
+
 }  // namespace
 
 SaAgent::SaAgent(rmpp::MadSink sink, SaAgentOptions options, LogSink& log)
@@ -132,8 +145,15 @@ void SaAgent::serve(const MadAddress& peer, std::span<const uint8_t> header_byte
     return;
   }
   if (const auto key = rmpp::session_key(peer, header_bytes); rmpp_.state(key) == rmpp::TransferState::active) {
-    ++counters_.duplicates;
-    return;
+    if (same_request(key, header_bytes.first(kHeaderBytes), data)) {
+      ++counters_.duplicates;
+      return;
+    }
+    // Another request under the same TID: the requester has given up on the
+    // answer under way (under ibsim a new client process starts from the TIDs
+    // of the last one, and umad2sim clients never ACK). Serve the new one.
+    ++counters_.tid_reused;
+    rmpp_.cancel(key);
   }
 
   if (!snapshot_) {
@@ -226,6 +246,21 @@ void SaAgent::send_result(const MadAddress& peer, std::span<const uint8_t> heade
   }
   ++counters_.answered;
   ++counters_.rmpp_answers;
+  remember_request(rmpp::session_key(peer, out), header.first(kHeaderBytes), request_data);
+}
+
+bool SaAgent::same_request(const rmpp::SessionKey& key, std::span<const uint8_t> header,
+                           std::span<const uint8_t> data) const {
+  auto it = rmpp_requests_.find(key);
+  return it == rmpp_requests_.end() || it->second == request_identity(header, data);
+}
+
+void SaAgent::remember_request(const rmpp::SessionKey& key, std::span<const uint8_t> header,
+                               std::span<const uint8_t> data) {
+  if (rmpp_requests_.size() >= options_.rmpp.max_sessions)
+    std::erase_if(rmpp_requests_,
+                  [&](const auto& entry) { return rmpp_.state(entry.first) != rmpp::TransferState::active; });
+  rmpp_requests_[key] = request_identity(header, data);
 }
 
 void SaAgent::send_single(const MadAddress& peer, std::span<const uint8_t> header, uint8_t method, uint16_t status,

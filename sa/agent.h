@@ -25,10 +25,13 @@
 // a query is never answered with a path the fabric does not yet have.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "mad/base/clock.h"
 #include "mad/base/log.h"
@@ -63,6 +66,7 @@ struct SaAgentCounters {
   uint64_t malformed_dropped = 0; // too broken to answer (not a readable SA MAD)
   uint64_t unexpected_responses = 0;
   uint64_t duplicates = 0;        // a request whose answer is still being sent (its RMPP transfer is active)
+  uint64_t tid_reused = 0;        // another request under the TID of an answer still being sent: that answer dropped
   uint64_t rmpp_answers = 0;      // answers sent as RMPP transfers
   uint64_t rmpp_refused = 0;      // too many transfers active: answered NO_RESOURCES
   uint64_t rmpp_requests = 0;     // requests that came as RMPP transfers
@@ -71,6 +75,14 @@ struct SaAgentCounters {
 
 class SaAgent {
  public:
+  // A request without its TID (and RMPP header): two requests under one TID
+  // are the same request when these are equal.
+  struct RequestIdentity {
+    std::array<uint8_t, 36> header{};
+    std::vector<uint8_t> data;
+    bool operator==(const RequestIdentity&) const = default;
+  };
+
   explicit SaAgent(rmpp::MadSink sink, SaAgentOptions options = {}, LogSink& log = null_log_sink());
   ~SaAgent();
   SaAgent(const SaAgent&) = delete;
@@ -109,6 +121,10 @@ class SaAgent {
   void send_result(const MadAddress& peer, std::span<const uint8_t> header, uint8_t request_method,
                    const SaQueryResult& result, std::span<const uint8_t> request_data, Micros now);
   SaQueryResult answer(const SaQuery& query, std::span<const uint8_t> data, Micros now);
+  // Whether a request under the key of an RMPP answer still being sent is a
+  // resend of the request it answers (a duplicate) rather than a new one.
+  bool same_request(const rmpp::SessionKey& key, std::span<const uint8_t> header, std::span<const uint8_t> data) const;
+  void remember_request(const rmpp::SessionKey& key, std::span<const uint8_t> header, std::span<const uint8_t> data);
 
   rmpp::MadSink sink_;
   SaAgentOptions options_;
@@ -118,6 +134,9 @@ class SaAgent {
   ServiceRegistry services_;
   Subscriptions subscriptions_;
   SaAgentCounters counters_;
+  // The requests whose answers are RMPP transfers, by the transfers' keys;
+  // entries of transfers no longer active are pruned as the map grows.
+  std::map<rmpp::SessionKey, RequestIdentity> rmpp_requests_;
 };
 
 }  // namespace ibsm::sa

@@ -222,16 +222,14 @@ void visit_sl_to_vl_table_records(const SaSnapshot& s, const RecordScope& scope,
 
 void visit_vl_arbitration_table_records(const SaSnapshot& s, const RecordScope& scope,
                                         const RecordVisitor<wire::VlArbitrationTableRecord>& fn) {
-  constexpr size_t per_block = wire::vl_arbitration_entries;
   for_each_endport(s, scope, [&](const EndPort& e) {
     for_each_table_port(s, e, [&](uint8_t p) {
-      const wire::PortInfo& pi = s.port_info[e.ref.node.value][p];
-      // Block 1: low priority entries 0-31, 2: low 32-63, 3: high 0-31, 4: high 32-63.
-      const uint8_t caps[4] = {pi.vl_arbitration_low_cap, pi.vl_arbitration_low_cap, pi.vl_arbitration_high_cap,
-                               pi.vl_arbitration_high_cap};
+      // Block 1: low priority entries 0-31, 2: low 32-63, 3: high 0-31, 4:
+      // high 32-63. Every port has all four blocks, as its SMA answers a Get
+      // of each (IBA 14.2.5.9); entries past the port's cap are unused and
+      // zero. OpenSM serves all four too, and osmtest -f q asks for each.
       for (uint8_t block = 1; block <= 4; ++block) {
         const bool second_half = block % 2 == 0;
-        if (caps[block - 1] <= (second_half ? per_block : 0)) continue;
         wire::VlArbitrationTableRecord r;
         r.lid = e.base_lid;
         r.output_port_num = p;

@@ -11,6 +11,13 @@ SessionKey session_key(const MadAddress& peer, std::span<const uint8_t> mad) {
   assert(mad.size() >= wire::mad_header_size);
   uint64_t tid = 0;
   for (size_t i = 8; i < 16; ++i) tid = (tid << 8) | mad[i];  // TransactionID, bytes 8-15 (IBA 13.4.2)
+  // The low 32 bits only: the layers on the way own the high ones (ib_umad
+  // and umad2sim put the sending agent's number in bits 32-47 of every
+  // request, an ACK included; ibsim routes by bits 48-63), so a peer's ACK
+  // that echoes a segment's TID need not carry the high bits its request
+  // arrived with. Keyed on all 64, the SA took such ACKs for nobody's and
+  // resent the answer to a client that had left.
+  tid &= 0xFFFFFFFF;
   return {.lid = peer.lid.value, .qp = peer.qp, .tid = tid, .mgmt_class = mad[1]};
 }
 
@@ -25,10 +32,20 @@ bool RmppSessions::make_room() {
     if (it->second.finished_at < 0) continue;
     if (oldest == sessions_.end() || it->second.finished_at < oldest->second.finished_at) oldest = it;
   }
-  if (oldest == sessions_.end()) return false;  // every transfer is still running
+  if (oldest == sessions_.end()) {
+    // Every transfer is still running: take the oldest send that never got an ACK.
+    for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+      if (!it->second.sender || it->second.sender->last_acked() != 0) continue;
+      if (oldest == sessions_.end() || it->second.started_at < oldest->second.started_at) oldest = it;
+    }
+    if (oldest == sessions_.end()) return false;
+    ++evicted_;
+  }
   sessions_.erase(oldest);
   return true;
 }
+
+bool RmppSessions::cancel(const SessionKey& key) { return sessions_.erase(key) > 0; }
 
 void RmppSessions::after_event(const SessionKey& key, Session& s, Micros now) {
   if (s.state() == TransferState::active || s.finished_at >= 0) return;
@@ -61,6 +78,7 @@ Status RmppSessions::start_send(const MadAddress& peer, std::span<const uint8_t>
     return unavailable_error(fmt::format("rmpp: {} transfers active, none to lid {} started", sessions_.size(), key.lid));
   }
   Session& s = sessions_[key];
+  s.started_at = now;
   s.sender = std::make_unique<RmppSender>(peer, header, std::move(data), sink_, options_.sender);
   s.sender->start(now);
   after_event(key, s, now);
@@ -111,6 +129,7 @@ bool RmppSessions::handle(const MadPacket& packet, Micros now) {
     return true;
   }
   Session& s = sessions_[key];
+  s.started_at = now;
   s.receiver = std::make_unique<RmppReceiver>(packet.address, sink_, now, options_.receiver);
   s.receiver->handle(mad, now);
   after_event(key, s, now);

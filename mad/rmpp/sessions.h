@@ -78,19 +78,25 @@ class RmppSessions {
   // The state of a transfer still in the table.
   std::optional<TransferState> state(const SessionKey& key) const;
   std::optional<uint8_t> abort_status(const SessionKey& key) const;
+  // Forgets a transfer without a word to the peer (the peer has moved on:
+  // it reused the TID for another request). Returns whether there was one.
+  bool cancel(const SessionKey& key);
   uint64_t refused() const { return refused_; }  // transfers turned away, table full
+  uint64_t evicted() const { return evicted_; }  // unacknowledged sends dropped to make room
 
  private:
   struct Session {
     std::unique_ptr<RmppSender> sender;      // one of the two
     std::unique_ptr<RmppReceiver> receiver;
+    Micros started_at = 0;
     Micros finished_at = -1;                 // when it left the active state
     bool delivered = false;
     TransferState state() const { return sender ? sender->state() : receiver->state(); }
     uint8_t abort_status() const { return sender ? sender->abort_status() : receiver->abort_status(); }
     std::optional<Micros> deadline() const { return sender ? sender->next_deadline() : receiver->next_deadline(); }
   };
-  // Room for one more: evicts the longest-finished transfer if the table is full.
+  // Room for one more: evicts the longest-finished transfer if the table is
+  // full, else the oldest send the peer never acknowledged at all.
   bool make_room();
   void after_event(const SessionKey& key, Session& s, Micros now);
 
@@ -99,6 +105,7 @@ class RmppSessions {
   std::map<SessionKey, Session> sessions_;
   std::vector<Delivery> deliveries_;
   uint64_t refused_ = 0;
+  uint64_t evicted_ = 0;
 };
 
 }  // namespace ibsm::rmpp

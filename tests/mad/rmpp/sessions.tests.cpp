@@ -44,8 +44,14 @@ TEST_CASE("sessions: plain MADs are not taken", "[rmpp][sessions]") {
 TEST_CASE("sessions: the table of senders is bounded; finished ones make room", "[rmpp][sessions]") {
   std::vector<MadPacket> out;
   RmppSessions table([&](const MadPacket& p) { out.push_back(p); }, small_table(3));
-  for (uint16_t i = 0; i < 3; ++i)
+  for (uint16_t i = 0; i < 3; ++i) {
     REQUIRE(table.start_send(peer(10 + i), testing::sa_response_header(100 + i), std::vector<uint8_t>(500, 1), 0).ok());
+    // Each receiver takes part (ACKs the first segment): none is dropped to make room.
+    CHECK(table.handle(from(peer(10 + i), make_control(testing::sa_response_header(100 + i),
+                                                       {.type = wire::rmpp_type::ack, .segment = 1, .new_window_last = 1},
+                                                       true, Layout{})),
+                       0));
+  }
   CHECK(table.size() == 3);
   const Status full = table.start_send(peer(20), testing::sa_response_header(200), {}, 0);
   CHECK(full.code() == StatusCode::unavailable);
@@ -67,6 +73,37 @@ TEST_CASE("sessions: the table of senders is bounded; finished ones make room", 
   CHECK(table.start_send(peer(20), testing::sa_response_header(200), {}, 30).ok());
   CHECK(table.size() == 3);
   CHECK_FALSE(table.state(done_key));
+}
+
+TEST_CASE("sessions: a full table drops the oldest send whose peer never ACKed, not one under way", "[rmpp][sessions]") {
+  // A client that does no RMPP (any umad client under ibsim's umad2sim) takes
+  // the first segment for the whole answer and never ACKs: its transfers must
+  // not hold the table until they time out.
+  std::vector<MadPacket> out;
+  RmppSessions table([&](const MadPacket& p) { out.push_back(p); }, small_table(3));
+  REQUIRE(table.start_send(peer(10), testing::sa_response_header(100), std::vector<uint8_t>(500, 1), 0).ok());
+  REQUIRE(table.start_send(peer(11), testing::sa_response_header(101), std::vector<uint8_t>(500, 1), 1).ok());
+  REQUIRE(table.start_send(peer(12), testing::sa_response_header(102), std::vector<uint8_t>(500, 1), 2).ok());
+  // LID 10's peer ACKs: it is under way and stays.
+  CHECK(table.handle(from(peer(10), make_control(testing::sa_response_header(100),
+                                                 {.type = wire::rmpp_type::ack, .segment = 1, .new_window_last = 2},
+                                                 true, Layout{})),
+                     3));
+  const auto key = [](uint16_t lid, uint64_t tid) { return session_key(peer(lid), testing::sa_response_header(tid)); };
+  REQUIRE(table.start_send(peer(20), testing::sa_response_header(200), {}, 4).ok());
+  CHECK(table.size() == 3);
+  CHECK(table.evicted() == 1);
+  CHECK(table.refused() == 0);
+  CHECK(table.state(key(10, 100)) == TransferState::active);
+  CHECK_FALSE(table.state(key(11, 101)));  // the oldest never acknowledged
+  CHECK(table.state(key(12, 102)) == TransferState::active);
+  REQUIRE(table.start_send(peer(21), testing::sa_response_header(201), {}, 5).ok());
+  CHECK_FALSE(table.state(key(12, 102)));
+  CHECK(table.state(key(10, 100)) == TransferState::active);
+  CHECK(table.evicted() == 2);
+  CHECK(table.cancel(key(21, 201)));
+  CHECK_FALSE(table.cancel(key(21, 201)));
+  CHECK(table.size() == 2);
 }
 
 TEST_CASE("sessions: a full table answers a new transfer with STOP resources_exhausted", "[rmpp][sessions]") {
