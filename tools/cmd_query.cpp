@@ -4,9 +4,11 @@
 // It does RMPP itself (sa/client.h), so over ibsim, which carries single MADs
 // only, it still returns whole tables; it can also register and delete
 // ServiceRecords and subscribe to traps, printing the Reports that arrive.
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -83,28 +85,38 @@ std::string status_text(uint16_t status) {
   return fmt::format("0x{:04x}", status);
 }
 
+// The field names to print: a name the table repeats (GUIDInfoRecord's
+// eight GUIDs, ServiceRecord's ServiceData) gets its index, GUID[0] ...
+// GUID[7], so JSON keys stay unique. Reserved components are left out.
+std::vector<std::pair<const wire::Component*, std::string>> printed_fields(const sa::RecordType& type) {
+  std::vector<std::pair<const wire::Component*, std::string>> out;
+  for (const auto& c : type.components) {
+    if (c.field.name == "Reserved") continue;
+    const auto same = [&](const wire::Component& o) { return o.field.name == c.field.name; };
+    const auto total = std::count_if(type.components.begin(), type.components.end(), same);
+    const auto index = std::count_if(type.components.begin(), type.components.begin() + (&c - type.components.data()), same);
+    out.emplace_back(&c, total > 1 ? fmt::format("{}[{}]", c.field.name, index) : std::string(c.field.name));
+  }
+  return out;
+}
+
 void print_records(const sa::RecordType& type, const sa::SaAnswer& a, bool json) {
   const size_t n = a.record_count();
+  const auto fields = printed_fields(type);
   if (json) std::fputs("[", stdout);
   for (size_t i = 0; i < n; ++i) {
     auto rec = a.record(i);
     if (json) {
       std::fputs(i == 0 ? "\n  {" : ",\n  {", stdout);
       bool first = true;
-      for (const auto& c : type.components) {
-        if (c.field.name == "Reserved") continue;
-        std::printf("%s\"%.*s\": %s", first ? "" : ", ", static_cast<int>(c.field.name.size()), c.field.name.data(),
-                    sa::format_component(rec, c, true).c_str());
+      for (const auto& [c, name] : fields) {
+        std::printf("%s\"%s\": %s", first ? "" : ", ", name.c_str(), sa::format_component(rec, *c, true).c_str());
         first = false;
       }
       std::fputs("}", stdout);
     } else {
       std::printf("%.*s %zu of %zu\n", static_cast<int>(type.name.size()), type.name.data(), i + 1, n);
-      for (const auto& c : type.components) {
-        if (c.field.name == "Reserved") continue;
-        std::printf("  %-28.*s %s\n", static_cast<int>(c.field.name.size()), c.field.name.data(),
-                    sa::format_component(rec, c, false).c_str());
-      }
+      for (const auto& [c, name] : fields) std::printf("  %-28s %s\n", name.c_str(), sa::format_component(rec, *c, false).c_str());
     }
   }
   if (json) std::fputs(n ? "\n]\n" : "]\n", stdout);
