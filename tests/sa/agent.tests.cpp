@@ -19,107 +19,18 @@
 #include "sa/notices.h"
 #include "sm/state/sm_agent.h"
 #include "sm/topogen/generators.h"
+#include "tests/sa/sa_bench.h"
 #include "tests/sa/sa_fixtures.h"
 
 using namespace ibsm;
 using test::must;
+using test::SaBench;
+using test::sa_request_mad;
 using test::SweepHarness;
 
 namespace {
 
-constexpr uint64_t kSmKey = 0x1122334455667788ULL;  // sa_fixtures' SM_Key
-
-// A swept fabric, the agent on the SM port, and a client on another CA port.
-struct SaBench {
-  SweepHarness h;
-  std::shared_ptr<const sa::SaSnapshot> snapshot;
-  std::unique_ptr<sa::SaAgent> agent;
-  SimPort* client = nullptr;
-  std::vector<MadPacket> sent_by_agent;
-  uint64_t next_tid = 0x5A000001;
-
-  explicit SaBench(Fabric f, sa::SaAgentOptions options = {}) : h(std::move(f)) {
-    snapshot = std::make_shared<sa::SaSnapshot>(test::swept_snapshot(h));
-    options.sm_key = kSmKey;
-    agent = std::make_unique<sa::SaAgent>(
-        [this](const MadPacket& p) {
-          sent_by_agent.push_back(p);
-          REQUIRE(h.dispatcher().send_now(p).ok());
-        },
-        options);
-    agent->set_snapshot(snapshot, h.sim().now());
-    h.dispatcher().set_class_handler(wire::mgmt_class::subn_adm,
-                                     [this](const MadPacket& p) { agent->handle(p, h.sim().now()); });
-    // The client: the last CA's port 1 (the SM is on the first).
-    const Fabric& t = h.sim().topology();
-    for (uint32_t i = t.node_count(); i-- > 0;)
-      if (!t.node(NodeIndex{i}).is_switch()) {
-        client = &h.sim().attach(NodeIndex{i}, 1);
-        break;
-      }
-    REQUIRE(client != nullptr);
-  }
-
-  Lid sm_lid() const { return snapshot->sm_lid; }
-
-  // Runs the fabric until the call ends: the SM port's MADs go to the agent
-  // through the dispatcher, the client's to the call.
-  Result<sa::SaAnswer> call(sa::SaRequest req, sa::SaClientOptions options = {}) {
-    if (req.tid == 0) req.tid = next_tid++;
-    sa::SaClientCall c([this](const MadPacket& p) { REQUIRE(client->send(p).ok()); }, sa::sa_address(sm_lid()),
-                       std::move(req), options);
-    pump(c);
-    return c.result();
-  }
-  void pump(sa::SaClientCall& c) {
-    c.start(h.sim().now());
-    for (int i = 0; i < 100000 && !c.done(); ++i) {
-      h.dispatcher().poll();
-      agent->poll(h.sim().now());
-      while (auto p = client->receive()) c.handle(*p, h.sim().now());
-      c.poll(h.sim().now());
-      if (!c.done()) client->wait(1000);
-    }
-    REQUIRE(c.done());
-    settle();
-  }
-  // A few more milliseconds of fabric: the client's last ACK reaches the agent.
-  void settle() {
-    const Micros end = h.sim().now() + 5'000;
-    while (h.sim().now() < end) {
-      h.dispatcher().poll();
-      agent->poll(h.sim().now());
-      client->wait(500);
-    }
-  }
-  // Sends raw bytes from the client and returns what comes back within 10 ms.
-  std::vector<MadPacket> raw(const wire::MadBuffer& mad) {
-    MadPacket p;
-    p.data = mad;
-    p.address = sa::sa_address(sm_lid());
-    REQUIRE(client->send(p).ok());
-    std::vector<MadPacket> got;
-    const Micros end = h.sim().now() + 10'000;
-    while (h.sim().now() < end) {
-      h.dispatcher().poll();
-      agent->poll(h.sim().now());
-      while (auto q = client->receive()) got.push_back(*q);
-      client->wait(500);
-    }
-    return got;
-  }
-};
-
-wire::MadBuffer sa_request_mad(uint8_t method, uint16_t attr, uint64_t mask = 0, uint64_t tid = 0x77) {
-  wire::SaMad m;
-  m.header.method = method;
-  m.header.attr_id = attr;
-  m.header.tid = tid;
-  m.sa.component_mask = mask;
-  wire::MadBuffer b{};
-  wire::encode(m, b);
-  return b;
-}
+constexpr uint64_t kSmKey = test::kSaBenchSmKey;
 
 uint16_t status_of(const MadPacket& p) { return static_cast<uint16_t>(wire::get_field(p.data, wire::mad_fields::status)); }
 uint8_t method_of(const MadPacket& p) { return static_cast<uint8_t>(wire::get_field(p.data, wire::mad_fields::method)); }

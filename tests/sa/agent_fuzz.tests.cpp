@@ -28,72 +28,16 @@
 #include "sa/client.h"
 #include "sa/record_tables.h"
 #include "sm/topogen/generators.h"
+#include "tests/sa/sa_bench.h"
 #include "tests/sa/sa_fixtures.h"
 
 using namespace ibsm;
 using test::must;
+using test::SaBench;
+using test::sa_request_mad;
 using test::SweepHarness;
 
 namespace {
-
-// A swept fabric, the agent on the SM port, a client port on the last CA.
-struct FuzzBench {
-  SweepHarness h;
-  std::shared_ptr<const sa::SaSnapshot> snapshot;
-  std::unique_ptr<sa::SaAgent> agent;
-  SimPort* client = nullptr;
-  size_t max_table = 0;  // the most RMPP transfers the agent ever held
-
-  explicit FuzzBench(Fabric f, sa::SaAgentOptions options = {}) : h(std::move(f)) {
-    snapshot = std::make_shared<sa::SaSnapshot>(test::swept_snapshot(h));
-    agent = std::make_unique<sa::SaAgent>([this](const MadPacket& p) { REQUIRE(h.dispatcher().send_now(p).ok()); },
-                                          options);
-    agent->set_snapshot(snapshot, h.sim().now());
-    h.dispatcher().set_class_handler(wire::mgmt_class::subn_adm, [this](const MadPacket& p) {
-      agent->handle(p, h.sim().now());
-      max_table = std::max(max_table, agent->rmpp_sessions().size());
-    });
-    const Fabric& t = h.sim().topology();
-    for (uint32_t i = t.node_count(); i-- > 0;)
-      if (!t.node(NodeIndex{i}).is_switch()) {
-        client = &h.sim().attach(NodeIndex{i}, 1);
-        break;
-      }
-    REQUIRE(client != nullptr);
-  }
-
-  MadAddress sa() const { return sa::sa_address(snapshot->sm_lid); }
-
-  void send(const wire::MadBuffer& mad) {
-    MadPacket p;
-    p.data = mad;
-    p.address = sa();
-    REQUIRE(client->send(p).ok());
-  }
-  // Runs the fabric for `span` of virtual time; the client's MADs go to `got`.
-  void run(Micros span, std::vector<MadPacket>& got) {
-    const Micros end = h.sim().now() + span;
-    while (h.sim().now() < end) {
-      h.dispatcher().poll();
-      agent->poll(h.sim().now());
-      while (auto q = client->receive()) got.push_back(*q);
-      client->wait(200);
-    }
-  }
-  Result<sa::SaAnswer> call(sa::SaRequest req) {
-    sa::SaClientCall c([this](const MadPacket& p) { REQUIRE(client->send(p).ok()); }, sa(), std::move(req));
-    c.start(h.sim().now());
-    for (int i = 0; i < 100000 && !c.done(); ++i) {
-      h.dispatcher().poll();
-      agent->poll(h.sim().now());
-      while (auto p = client->receive()) c.handle(*p, h.sim().now());
-      c.poll(h.sim().now());
-      if (!c.done()) client->wait(1000);
-    }
-    REQUIRE(c.done());
-    return c.result();
-  }
-};
 
 uint64_t tid_of(const wire::MadBuffer& m) { return wire::get_field(m, wire::mad_fields::transaction_id); }
 uint8_t method_of(const wire::MadBuffer& m) { return static_cast<uint8_t>(wire::get_field(m, wire::mad_fields::method)); }
@@ -103,19 +47,6 @@ wire::RmppHeader rmpp_of(const wire::MadBuffer& m) {
   auto r = wire::decode_rmpp_header(m);
   REQUIRE(r.ok());
   return *r;
-}
-
-wire::MadBuffer request(uint8_t method, uint16_t attr, uint64_t mask, uint64_t tid, std::span<const uint8_t> data = {}) {
-  wire::SaMad m;
-  m.header.method = method;
-  m.header.attr_id = attr;
-  m.header.tid = tid;
-  m.sa.component_mask = mask;
-  std::copy(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(std::min(data.size(), m.data.size())),
-            m.data.begin());
-  wire::MadBuffer b{};
-  wire::encode(m, b);
-  return b;
 }
 
 // The statuses an SA answer may carry: the generic ones (IBA 13.4.7 table
@@ -170,7 +101,7 @@ wire::MadBuffer fuzzed_mad(std::mt19937_64& rng, const sa::SaSnapshot& snap, uin
       }
     }
     const uint64_t mask = pick(2) ? rng() & ((1ULL << pick(64)) - 1) : 0;
-    m = request(kMethods[pick(std::size(kMethods))], kAttributes[pick(std::size(kAttributes))], mask, tid, data);
+    m = sa_request_mad(kMethods[pick(std::size(kMethods))], kAttributes[pick(std::size(kAttributes))], mask, tid, data);
     const size_t flips = pick(4);
     for (size_t i = 0; i < flips; ++i) {
       // Half the flips in the headers (bytes 0-55), half anywhere.
@@ -198,7 +129,7 @@ Expect expectation(const wire::MadBuffer& m) {
 }  // namespace
 
 TEST_CASE("SA agent fuzz: random and mutated MADs each get one answer with an allowed status", "[sa][agent][fuzz]") {
-  FuzzBench b(must(topogen::kary_ntree({.k = 4, .n = 2})));
+  SaBench b(must(topogen::kary_ntree({.k = 4, .n = 2})));
   std::mt19937_64 rng(0x5A5A1234);
   // How the client treats RMPP answers, by TID: take them whole, stay silent
   // (as an osmtest under ibsim), STOP or ABORT after the first segment.
@@ -327,7 +258,7 @@ TEST_CASE("SA agent fuzz: random and mutated MADs each get one answer with an al
 }
 
 TEST_CASE("SA agent fuzz: RMPP requests out of order, repeated, stopped, out of window, oversized", "[sa][agent][fuzz]") {
-  FuzzBench b(must(topogen::kary_ntree({.k = 4, .n = 2})));
+  SaBench b(must(topogen::kary_ntree({.k = 4, .n = 2})));
   std::mt19937_64 rng(0x0BADC0DE);
   auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
   // A MultiPathRecord GetMulti of 20 GIDs: 344 bytes, two segments.
@@ -338,7 +269,7 @@ TEST_CASE("SA agent fuzz: RMPP requests out of order, repeated, stopped, out of 
   std::vector<MadPacket> got;
   for (int round = 0; round < 1'500; ++round) {
     ++tid;
-    const auto header = request(wire::method::get_multi, wire::sa_attr::multi_path_record, 0, tid);
+    const auto header = sa_request_mad(wire::method::get_multi, wire::sa_attr::multi_path_record, 0, tid);
     std::vector<wire::MadBuffer> mads;
     const uint32_t segments = rmpp::segment_count(data.size(), layout);
     for (uint32_t s = 1; s <= segments; ++s) mads.push_back(rmpp::make_data_segment(header, data, s, layout));
@@ -352,7 +283,7 @@ TEST_CASE("SA agent fuzz: RMPP requests out of order, repeated, stopped, out of 
       case 6:  // an ACK of a transfer that never was, then the real one
         // (push_back and rotate: GCC 12 at -O2 misreads vector::insert at
         // the front as a null dereference.)
-        mads.push_back(rmpp::make_control(request(wire::method::get_table, wire::sa_attr::node_record, 0, tid + 0x100000),
+        mads.push_back(rmpp::make_control(sa_request_mad(wire::method::get_table, wire::sa_attr::node_record, 0, tid + 0x100000),
                                           {.type = wire::rmpp_type::ack, .segment = 3, .new_window_last = 9}, false,
                                           layout));
         std::rotate(mads.begin(), mads.end() - 1, mads.end());
@@ -398,11 +329,11 @@ TEST_CASE("SA agent fuzz: RMPP requests out of order, repeated, stopped, out of 
 // sends 100k GetTables one after the other; each must be answered, not
 // refused for a table full of transfers waiting for ACKs that never come.
 TEST_CASE("SA agent: a client that never ACKs gets every GetTable answered", "[sa][agent]") {
-  FuzzBench b(must(topogen::kary_ntree({.k = 2, .n = 2})));
+  SaBench b(must(topogen::kary_ntree({.k = 2, .n = 2})));
   std::vector<MadPacket> got;
   const size_t n = 3 * sa::SaAgentOptions{}.rmpp.max_sessions;
   for (uint64_t i = 0; i < n; ++i) {
-    b.send(request(wire::method::get_table, wire::sa_attr::port_info_record, 0, 0x30000 + i));
+    b.send(sa_request_mad(wire::method::get_table, wire::sa_attr::port_info_record, 0, 0x30000 + i));
     b.run(200, got);
   }
   b.run(1'000, got);
@@ -423,20 +354,20 @@ TEST_CASE("SA agent: a client that never ACKs gets every GetTable answered", "[s
 // `osmtest -f q` asks with the TID whose answer `-f c` never ACKed. That is a
 // new request (another attribute), not a resend: it gets its own answer.
 TEST_CASE("SA agent: another request under the TID of an answer under way is answered", "[sa][agent]") {
-  FuzzBench b(must(topogen::kary_ntree({.k = 2, .n = 2})));
+  SaBench b(must(topogen::kary_ntree({.k = 2, .n = 2})));
   std::vector<MadPacket> got;
-  b.send(request(wire::method::get_table, wire::sa_attr::node_record, 0, 0x2));
+  b.send(sa_request_mad(wire::method::get_table, wire::sa_attr::node_record, 0, 0x2));
   b.run(1'000, got);
   REQUIRE(got.size() == 1);
   CHECK(attr_of(got[0].data) == wire::sa_attr::node_record);
   // The same request again is a resend while its answer is under way: not answered twice.
   got.clear();
-  b.send(request(wire::method::get_table, wire::sa_attr::node_record, 0, 0x2));
+  b.send(sa_request_mad(wire::method::get_table, wire::sa_attr::node_record, 0, 0x2));
   b.run(1'000, got);
   CHECK(got.empty());
   CHECK(b.agent->counters().duplicates == 1);
   // Another attribute under the same TID: answered.
-  b.send(request(wire::method::get_table, wire::sa_attr::vl_arbitration_table_record, 0, 0x2));
+  b.send(sa_request_mad(wire::method::get_table, wire::sa_attr::vl_arbitration_table_record, 0, 0x2));
   b.run(1'000, got);
   REQUIRE(got.size() == 1);
   CHECK(attr_of(got[0].data) == wire::sa_attr::vl_arbitration_table_record);
@@ -449,7 +380,7 @@ TEST_CASE("SA agent: another request under the TID of an answer under way is ans
 // port has all four blocks (IBA 14.2.5.9), as OpenSM answers, even where the
 // port's VLArbLowCap/HighCap of 8 leaves blocks 2 and 4 unused.
 TEST_CASE("SA agent: every port's VLArbitrationTableRecord has blocks 1 to 4", "[sa][agent]") {
-  FuzzBench b(must(topogen::kary_ntree({.k = 2, .n = 2})));
+  SaBench b(must(topogen::kary_ntree({.k = 2, .n = 2})));
   namespace f = wire::vl_arbitration_table_record_fields;
   const sa::EndPort& ca = b.snapshot->endports.back();
   for (const auto& [lid, port] : {std::pair{b.snapshot->sm_lid, uint8_t{1}}, std::pair{ca.base_lid, ca.ref.port}}) {

@@ -24,6 +24,14 @@ inline sa::SaSnapshotOptions sa_options() {
   return o;
 }
 
+// The value of a decode that must succeed.
+template <typename T>
+T decoded(Result<T> r) {
+  INFO((r.ok() ? std::string() : r.status().message()));
+  REQUIRE(r.ok());
+  return std::move(*r);
+}
+
 // A query whose template is `tmpl` encoded in `size` bytes; the bytes live
 // in the struct, so keep it while the query is used (moving it is fine).
 struct EncodedQuery {

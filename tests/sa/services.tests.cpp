@@ -12,16 +12,9 @@
 #include "tests/sa/sa_fixtures.h"
 
 using namespace ibsm;
+using test::decoded;
 
 namespace {
-
-// The value of a decode that must succeed.
-template <typename T>
-T decoded(Result<T> r) {
-  INFO((r.ok() ? std::string() : r.status().message()));
-  REQUIRE(r.ok());
-  return std::move(*r);
-}
 
 // ComponentMask bits of ServiceRecord (IBA 15.2.5.14).
 constexpr uint64_t c_id = 1ULL << 0, c_gid = 1ULL << 1, c_pkey = 1ULL << 2, c_lease = 1ULL << 4,

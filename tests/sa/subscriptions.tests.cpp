@@ -18,17 +18,10 @@
 #include "tests/sa/sa_fixtures.h"
 
 using namespace ibsm;
+using test::decoded;
 using test::must;
 
 namespace {
-
-// The value of a decode that must succeed.
-template <typename T>
-T decoded(Result<T> r) {
-  INFO((r.ok() ? std::string() : r.status().message()));
-  REQUIRE(r.ok());
-  return std::move(*r);
-}
 
 constexpr Micros ms = 1000;
 
