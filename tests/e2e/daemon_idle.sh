@@ -9,16 +9,8 @@ source "$(dirname "$0")/lib.sh"
 e2e_setup "$1"
 
 fabric_start --topo leaf-spine --leaves 2 --spines 1 --hosts 2
-export SIM_HOST=host-0
-LD_PRELOAD="$UMAD2SIM" "$IBSM" run -s 0 -f daemon.log > daemon.out 2>&1 &
-daemon=$!
-trap 'rc=$?; kill "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null; (exit $rc); e2e_cleanup' EXIT
-for i in $(seq 1 100); do
-  grep -q "SUBNET UP" daemon.log 2>/dev/null && break
-  kill -0 "$daemon" 2>/dev/null || fail "the daemon exited: $(tail -5 daemon.log)"
-  sleep 0.1
-done
-grep -q "SUBNET UP" daemon.log || fail "no SUBNET UP: $(tail -5 daemon.log)"
+sm_daemon_start host-0 -s 0
+daemon=$DAEMON_PID
 sleep 0.5
 running=0
 for i in $(seq 1 20); do

@@ -17,18 +17,8 @@ source "$(dirname "$0")/lib.sh"
 e2e_setup "$1"
 
 fabric_start --topo leaf-spine --leaves 3 --spines 2 --hosts 4
-# Not through `client`: $! must be the daemon's own PID for the cleanup to stop it.
-SIM_HOST=host-0 LD_PRELOAD="$UMAD2SIM" "$IBSM" run -s 10 -f daemon.log --cache-dir cache > daemon.out 2>&1 &
-daemon=$!
-stop_daemon() { kill "$daemon" 2>/dev/null || true; wait "$daemon" 2>/dev/null || true; }
-trap 'rc=$?; stop_daemon; (exit $rc); e2e_cleanup' EXIT
-
-for i in $(seq 1 100); do
-  grep -q "SUBNET UP" daemon.log 2>/dev/null && break
-  kill -0 "$daemon" 2>/dev/null || fail "the daemon exited: $(tail -5 daemon.log)"
-  sleep 0.1
-done
-grep -q "SUBNET UP" daemon.log || fail "no SUBNET UP: $(tail -5 daemon.log)"
+sm_daemon_start host-0 -s 10
+daemon=$DAEMON_PID
 
 # run_flow FLOW SECONDS: osmtest -f FLOW from host-5 under `timeout`; sets rc.
 run_flow() {
