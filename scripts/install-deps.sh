@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libibumad-dev libibmad-dev libboost-graph-dev libfmt-dev catch2
   ibsim-utils infiniband-diags ibutils opensm
+  python3  # the SA end-to-end tests compare JSON answers with python3
 )
 if [[ "${IBSM_CROSS:-1}" == 1 ]]; then
   # The embedded-profile core, cross-compiled for aarch64 and tested under qemu.

@@ -29,7 +29,7 @@ run_flow() {
   rc=$?
   set -e
   end=$(date +%s.%N)
-  printf 'osmtest -f %s: exit %d in %.1f s: %s\n' "$flow" "$rc" "$(echo "$end - $start" | bc)" \
+  printf 'osmtest -f %s: exit %d in %.1f s: %s\n' "$flow" "$rc" "$(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}')" \
     "$(grep -oE 'TEST "[^"]*" (PASS|FAIL)' "osmtest-$flow.out" | tail -1)"
 }
 # must_pass FLOW SECONDS
