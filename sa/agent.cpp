@@ -184,7 +184,7 @@ void SaAgent::serve(const MadAddress& peer, std::span<const uint8_t> header_byte
   query.requester = peer.lid;
   query.trusted = options_.sm_key != 0 && sa->sm_key == options_.sm_key;
   SaQueryResult result = answer(query, data, now);
-  send_result(peer, header_bytes, method, result, data, now);
+  send_result(peer, header_bytes, method, std::move(result), data, now);
 }
 
 SaQueryResult SaAgent::answer(const SaQuery& query, std::span<const uint8_t> /*data*/, Micros now) {
@@ -203,7 +203,7 @@ SaQueryResult SaAgent::answer(const SaQuery& query, std::span<const uint8_t> /*d
 }
 
 void SaAgent::send_result(const MadAddress& peer, std::span<const uint8_t> header, uint8_t request_method,
-                          const SaQueryResult& result, std::span<const uint8_t> request_data, Micros now) {
+                          SaQueryResult result, std::span<const uint8_t> request_data, Micros now) {
   const uint8_t reply_method = *wire::response_method(request_method);
   if (result.outcome != SaQueryOutcome::answered) {
     // An attribute the SA does not serve, or a method it does not serve it
@@ -234,8 +234,9 @@ void SaAgent::send_result(const MadAddress& peer, std::span<const uint8_t> heade
   // A MultiPathRecord query is answered with PathRecords (IBA o15-0.2.7).
   if (wire::get_field(out, wire::mad_fields::attribute_id) == wire::sa_attr::multi_path_record)
     wire::set_field(out, wire::mad_fields::attribute_id, wire::sa_attr::path_record);
-  std::vector<uint8_t> records(result.records.begin(),
-                               result.records.begin() + static_cast<std::ptrdiff_t>(result.count * result.attr_offset * 8));
+  // The records move into the transfer: a big table is not copied again.
+  std::vector<uint8_t> records = std::move(result.records);
+  records.resize(result.count * result.attr_offset * 8);
   Status started = rmpp_.start_send(peer, out, std::move(records), now);
   if (!started.ok()) {
     ++counters_.rmpp_refused;

@@ -119,7 +119,7 @@ class SaAgent {
   void send_single(const MadAddress& peer, std::span<const uint8_t> header, uint8_t method, uint16_t status,
                    uint16_t attr_offset, std::span<const uint8_t> data);
   void send_result(const MadAddress& peer, std::span<const uint8_t> header, uint8_t request_method,
-                   const SaQueryResult& result, std::span<const uint8_t> request_data, Micros now);
+                   SaQueryResult result, std::span<const uint8_t> request_data, Micros now);
   SaQueryResult answer(const SaQuery& query, std::span<const uint8_t> data, Micros now);
   // Whether a request under the key of an RMPP answer still being sent is a
   // resend of the request it answers (a duplicate) rather than a new one.

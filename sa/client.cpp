@@ -35,7 +35,6 @@ SaClientCall::SaClientCall(rmpp::MadSink sink, MadAddress sa, SaRequest request,
   m.sa.component_mask = request_.component_mask;
   std::copy_n(request_.data.begin(), std::min(request_.data.size(), m.data.size()), m.data.begin());
   wire::encode(m, request_mad_);
-  request_data_ = request_.data;
 }
 
 void SaClientCall::send_request(Micros now) {
@@ -49,13 +48,13 @@ void SaClientCall::send_request(Micros now) {
 }
 
 void SaClientCall::start(Micros now) {
-  if (request_.method == wire::method::get_multi || request_data_.size() > wire::sa_data_size) {
+  if (request_.method == wire::method::get_multi || request_.data.size() > wire::sa_data_size) {
     // Linux sends GetMulti as an RMPP transfer (the request may carry many
     // GIDs); the answer then comes back as a transfer of its own.
     sent_by_rmpp_ = true;
     ++attempts_;
     deadline_ = now + options_.timeout * (options_.retries + 1);
-    Status s = rmpp_.start_send(sa_, std::span<const uint8_t>(request_mad_).first(wire::sa_data_offset), request_data_, now);
+    Status s = rmpp_.start_send(sa_, std::span<const uint8_t>(request_mad_).first(wire::sa_data_offset), request_.data, now);
     if (!s.ok()) result_ = s;
     return;
   }

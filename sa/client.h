@@ -76,7 +76,6 @@ class SaClientCall {
   MadAddress sa_;
   SaRequest request_;
   SaClientOptions options_;
-  std::vector<uint8_t> request_data_;  // the whole SA data (may exceed one MAD for GetMulti)
   rmpp::RmppSessions rmpp_;
   wire::MadBuffer request_mad_{};
   int attempts_ = 0;

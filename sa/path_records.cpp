@@ -22,16 +22,8 @@ constexpr uint16_t kDefaultPKey = 0xFFFF;
 constexpr uint16_t kPKeyBase = 0x7FFF;  // P_Key without the membership bit
 constexpr uint8_t kMaxMtuCode = 5;      // 4096 bytes (IBA 14.2.5.6)
 
-// The ComponentMask bit of the component at `f`'s bits in `comps`.
-template <size_t N>
-constexpr uint64_t bit_in(const std::array<Component, N>& comps, const Field& f) {
-  for (const Component& c : comps)
-    if (c.field.bit_offset == f.bit_offset && c.field.bit_width == f.bit_width) return uint64_t{1} << c.bit;
-  return 0;
-}
-
 namespace pf = wire::path_record_fields;
-constexpr uint64_t pr_bit(const Field& f) { return bit_in(wire::path_record_components, f); }
+constexpr uint64_t pr_bit(const Field& f) { return wire::component_bit(wire::path_record_components, f); }
 constexpr uint64_t kServiceIdMsb = pr_bit(pf::service_id_msb);
 constexpr uint64_t kServiceIdLsb = pr_bit(pf::service_id_lsb);
 constexpr uint64_t kDgid = pr_bit(pf::dgid);
@@ -68,7 +60,7 @@ constexpr uint64_t kReservedBits = (uint64_t{1} << 7) | (uint64_t{1} << 23);
 constexpr uint64_t kComparedAlways = kSl | kPreference | kReservedBits;
 
 namespace mf = wire::multi_path_record_fields;
-constexpr uint64_t mpr_bit(const Field& f) { return bit_in(wire::multi_path_record_components, f); }
+constexpr uint64_t mpr_bit(const Field& f) { return wire::component_bit(wire::multi_path_record_components, f); }
 constexpr uint64_t kMprMask = wire::component_mask_of(wire::multi_path_record_components);
 constexpr uint64_t kMprSgidCount = mpr_bit(mf::sgid_count);
 constexpr uint64_t kMprDgidCount = mpr_bit(mf::dgid_count);
@@ -99,12 +91,6 @@ constexpr std::array kMprToPr{
 };
 
 constexpr size_t kPathSize = wire::sa_record_size::path;
-
-SaQueryResult status_only(uint16_t status) {
-  SaQueryResult r;
-  r.status = status;
-  return r;
-}
 
 // Where to add answers, and when to stop.
 class Answers {

@@ -17,10 +17,9 @@ using wire::Field;
 
 // The ComponentMask bit of the component at `f`'s bits (asserts it exists).
 uint64_t bit_of(std::span<const Component> comps, const Field& f) {
-  for (const Component& c : comps)
-    if (c.field.bit_offset == f.bit_offset && c.field.bit_width == f.bit_width) return uint64_t{1} << c.bit;
-  assert(false && "no component at this field");
-  return 0;
+  const uint64_t bit = wire::component_bit(comps, f);
+  assert(bit != 0 && "no component at this field");
+  return bit;
 }
 
 // The template after key resolution, and where to look.
@@ -56,12 +55,6 @@ void resolve_lids(const SaSnapshot& s, Plan& plan, uint64_t mask, std::span<cons
     wire::set_field(plan.tmpl, f, s.record_lid(owner->ref.node, owner->ref.port).value);
     if (primary) narrow_to(s, plan, *owner);
   }
-}
-
-SaQueryResult status_only(uint16_t status) {
-  SaQueryResult r;
-  r.status = status;
-  return r;
 }
 
 // Get or GetTable over one record table.
@@ -139,6 +132,12 @@ void narrow_node_record(const SaSnapshot& s, Plan& plan, uint64_t mask) {
 }
 
 }  // namespace
+
+SaQueryResult status_only(uint16_t status) {
+  SaQueryResult r;
+  r.status = status;
+  return r;
+}
 
 bool is_table_attribute(uint16_t attribute) {
   namespace a = wire::sa_attr;

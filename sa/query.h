@@ -62,6 +62,9 @@ struct SaQueryResult {
   }
 };
 
+// An answer that is a status alone, no records (errors, and a Get's misses).
+SaQueryResult status_only(uint16_t status);
+
 // True when `attribute` is one of the record tables run_query answers.
 bool is_table_attribute(uint16_t attribute);
 

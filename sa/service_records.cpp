@@ -16,11 +16,7 @@ using wire::Component;
 
 constexpr std::span<const Component> components() { return wire::service_record_components; }
 
-constexpr uint64_t bit_of(const wire::Field& field) {
-  for (const Component& c : wire::service_record_components)
-    if (c.field.bit_offset == field.bit_offset && c.field.bit_width == field.bit_width) return uint64_t{1} << c.bit;
-  return 0;
-}
+constexpr uint64_t bit_of(const wire::Field& field) { return wire::component_bit(wire::service_record_components, field); }
 
 constexpr uint64_t id_bit = bit_of(f::service_id);
 constexpr uint64_t gid_bit = bit_of(f::service_gid);
@@ -29,12 +25,6 @@ constexpr uint64_t lease_bit = bit_of(f::service_lease);
 static_assert(id_bit != 0 && gid_bit != 0 && pkey_bit != 0 && lease_bit != 0);
 
 constexpr Micros micros_per_second = 1'000'000;
-
-SaQueryResult status_only(uint16_t status) {
-  SaQueryResult r;
-  r.status = status;
-  return r;
-}
 
 // The answer carrying `records`, ServiceKey hidden from untrusted requesters.
 SaQueryResult answer(std::vector<wire::ServiceRecord> records, bool trusted) {

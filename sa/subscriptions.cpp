@@ -21,12 +21,6 @@ constexpr bool is_security_trap(uint16_t trap) {
   return trap >= wire::trap_number::bad_m_key && trap <= wire::trap_number::bad_p_key_switch_external_port;
 }
 
-SaQueryResult status_only(uint16_t status) {
-  SaQueryResult r;
-  r.status = status;
-  return r;
-}
-
 template <typename R>
 SaQueryResult answer(std::span<const R> records, size_t record_size) {
   SaQueryResult r;

@@ -2,12 +2,15 @@
 // generated fabric with LIDs assigned and no sweep at all.
 #pragma once
 
+#include <algorithm>
 #include <memory>
+#include <span>
 #include <sstream>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "mad/wire/sa/component_mask.h"
 #include "sa/query.h"
 #include "sa/snapshot.h"
 #include "sm/fabric/netfile_reader.h"
@@ -30,6 +33,23 @@ T decoded(Result<T> r) {
   INFO((r.ok() ? std::string() : r.status().message()));
   REQUIRE(r.ok());
   return std::move(*r);
+}
+
+// Requires that `r` answers exactly the rows of `table` that agree with
+// `tmpl` on the components in `mask`, in table order (a naive filter over the
+// whole encoded table); returns how many that is.
+inline size_t require_filtered(const sa::SaQueryResult& r, const std::vector<std::vector<uint8_t>>& table,
+                               std::span<const uint8_t> tmpl, uint64_t mask, std::span<const wire::Component> comps) {
+  std::vector<size_t> expected;
+  for (size_t i = 0; i < table.size(); ++i)
+    if (wire::masked_fields_equal(table[i], tmpl, mask, comps)) expected.push_back(i);
+  INFO("mask " << std::hex << mask);
+  REQUIRE(r.count == expected.size());
+  for (size_t k = 0; k < expected.size(); ++k) {
+    auto rec = r.record(k);
+    CHECK(std::equal(rec.begin(), rec.end(), table[expected[k]].begin()));
+  }
+  return expected.size();
 }
 
 // A query whose template is `tmpl` encoded in `size` bytes; the bytes live

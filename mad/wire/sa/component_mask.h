@@ -102,6 +102,14 @@ constexpr auto component_table() {
   return out;
 }
 
+// The ComponentMask bit of the component at exactly `f`'s bits, 0 when the
+// table has no such component.
+constexpr uint64_t component_bit(std::span<const Component> components, const Field& f) {
+  for (const Component& c : components)
+    if (c.field.bit_offset == f.bit_offset && c.field.bit_width == f.bit_width) return uint64_t{1} << c.bit;
+  return 0;
+}
+
 // Every ComponentMask bit the record defines.
 constexpr uint64_t component_mask_of(std::span<const Component> components) {
   uint64_t mask = 0;
