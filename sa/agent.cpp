@@ -69,7 +69,25 @@ void SaAgent::set_snapshot(std::shared_ptr<const SaSnapshot> snapshot, Micros no
   }
   if (snapshot) subscriptions_.prune(*snapshot);
   snapshot_ = std::move(snapshot);
+  if (snapshot_ && pending_import_) {
+    subscriptions_.import(std::move(*pending_import_), *snapshot_);
+    pending_import_.reset();
+  }
   poll(now);
+}
+
+SaImportResult SaAgent::import(SaRegistrations registrations, Micros now) {
+  SaImportResult r;
+  r.services = services_.import(std::move(registrations.services), now);
+  if (snapshot_) {
+    r.subscriptions = subscriptions_.import(std::move(registrations.subscriptions), *snapshot_);
+    pending_import_.reset();
+  } else {
+    pending_import_ = std::move(registrations.subscriptions);
+    r.subscriptions_deferred = true;
+  }
+  poll(now);
+  return r;
 }
 
 void SaAgent::publish(const wire::Notice& notice, Micros now) {

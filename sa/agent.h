@@ -23,6 +23,9 @@
 // handle(), calls poll() at or after next_deadline(), and swaps in a new
 // snapshot once the switches carry the routes it describes (set_snapshot), so
 // a query is never answered with a path the fabric does not yet have.
+//
+// import() is the takeover: the registrations a standby read from its master
+// (sa/mirror.h) replace this agent's own, as the registries document.
 #pragma once
 
 #include <array>
@@ -39,6 +42,7 @@
 #include "mad/transport.h"
 #include "mad/wire/notice.h"
 #include "sa/query.h"
+#include "sa/registrations.h"
 #include "sa/service_records.h"
 #include "sa/snapshot.h"
 #include "sa/subscriptions.h"
@@ -73,6 +77,14 @@ struct SaAgentCounters {
   uint64_t report_responses = 0;  // ReportResponses to our Reports
 };
 
+struct SaImportResult {
+  ImportResult services;
+  ImportResult subscriptions;
+  // No snapshot yet: the subscriptions wait for the first (their
+  // subscribers' ports and LIDs come from it) and are installed by set_snapshot.
+  bool subscriptions_deferred = false;
+};
+
 class SaAgent {
  public:
   // A request without its TID (and RMPP header): two requests under one TID
@@ -96,6 +108,11 @@ class SaAgent {
   // A notice for the subscribers (a trap the SM received, say).
   void publish(const wire::Notice& notice, Micros now);
   const std::shared_ptr<const SaSnapshot>& snapshot() const { return snapshot_; }
+
+  // Installs `registrations`, read from another SA, in place of this agent's
+  // services and subscriptions (ServiceRegistry::import, Subscriptions::import):
+  // finite leases restart at `now`, subscribers are found in the snapshot.
+  SaImportResult import(SaRegistrations registrations, Micros now);
 
   // A received MAD of the SA class: a request, an RMPP segment or ACK, a
   // ReportResponse. Answers go out through the sink.
@@ -134,6 +151,8 @@ class SaAgent {
   ServiceRegistry services_;
   Subscriptions subscriptions_;
   SaAgentCounters counters_;
+  // Subscriptions imported before the first snapshot, installed with it.
+  std::optional<std::vector<wire::InformInfoRecord>> pending_import_;
   // The requests whose answers are RMPP transfers, by the transfers' keys;
   // entries of transfers no longer active are pruned as the map grows.
   std::map<rmpp::SessionKey, RequestIdentity> rmpp_requests_;

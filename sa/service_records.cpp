@@ -103,7 +103,7 @@ SaQueryResult ServiceRegistry::set(const SaSnapshot& s, const SaQuery& q, Micros
   const Key key{rec.service_id, rec.service_gid.raw, rec.service_p_key};
   if (auto it = records_.find(key); it != records_.end()) erase(it);
   if (records_.size() >= options_.max_records) return status_only(wire::sa_status::no_resources);
-  Stored stored{rec, std::nullopt};
+  Stored stored{rec, std::nullopt, false};
   if (rec.service_lease != wire::service_lease_infinite) {
     stored.expires = now + Micros{rec.service_lease} * micros_per_second;
     leases_.emplace(*stored.expires, key);
@@ -154,6 +154,32 @@ SaQueryResult ServiceRegistry::get(const SaSnapshot& s, const SaQuery& q, Micros
   if (q.method == wire::method::get && found.size() != 1)
     return status_only(found.empty() ? wire::sa_status::no_records : wire::sa_status::too_many_records);
   return answer(std::move(found), q.trusted);
+}
+
+ImportResult ServiceRegistry::import(std::vector<wire::ServiceRecord> records, Micros now) {
+  ImportResult result;
+  std::map<Key, Stored> next;
+  for (const wire::ServiceRecord& rec : records) {
+    const Key key{rec.service_id, rec.service_gid.raw, rec.service_p_key};
+    if (next.size() >= options_.max_records || next.count(key) != 0) {
+      ++result.dropped;
+      continue;
+    }
+    Stored stored{rec, std::nullopt, true};
+    if (auto held = records_.find(key);
+        held != records_.end() && held->second.imported && held->second.record == rec) {
+      stored.expires = held->second.expires;  // the same import again: the lease runs on
+    } else if (rec.service_lease != wire::service_lease_infinite) {
+      stored.expires = now + Micros{rec.service_lease} * micros_per_second;
+    }
+    next.emplace(key, stored);
+  }
+  records_ = std::move(next);
+  leases_.clear();
+  for (const auto& [key, stored] : records_)
+    if (stored.expires) leases_.emplace(*stored.expires, key);
+  result.installed = records_.size();
+  return result;
 }
 
 void ServiceRegistry::erase(std::map<Key, Stored>::iterator it) {

@@ -37,6 +37,34 @@
 //
 // An expired record is never answered nor replaced in place, even before
 // expire() removes it: the lease is checked against `now` at every request.
+//
+// import() installs the records another SA answered to a trusted GetTable
+// (a standby's copy of its master's, sa/mirror.h), so that this registry
+// serves them exactly as the master did:
+//  - Owner: the registry keeps no owner beside the record; "the owner" is
+//    the port whose GID is ServiceGID, checked against the requester at each
+//    Set and Delete. A record read over the wire therefore carries its owner.
+//  - ServiceKey: only a trusted read has it (an untrusted one reads zeros,
+//    and a client finding its records by key would no longer find them).
+//  - Lease: the wire's ServiceLease is the lease granted, not the time left
+//    (ibsm answers the record as stored; OpenSM counts the time left in a
+//    field of its own and answers the granted lease too). The lease is
+//    therefore restarted at import: the master granted it at or before its
+//    last Set, which came before the takeover, so a service never expires
+//    here earlier than on the master. It may live longer, by the time from
+//    the client's last Set to the takeover: a client that still exists
+//    does not notice, one that left leaves a stale record that long.
+//  - Replacing: the registry becomes the import, whatever it held before
+//    (imported or registered here): after a takeover the master's state is
+//    the subnet's, and a record this SM held from an earlier mastership
+//    that the master has since deleted must not come back. A record the
+//    master no longer has is gone after the next import.
+//  - Idempotent: a record already held from an import with the very same
+//    bytes keeps its lease end, so importing one table twice changes
+//    nothing. (A lease the client refreshed on the master reads the same
+//    bytes too: import at takeover, not at every read, so that the restart
+//    happens after the last refresh the master saw.)
+//  - Duplicate identities keep the first; records past max_records are dropped.
 #pragma once
 
 #include <array>
@@ -46,10 +74,12 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include "mad/base/clock.h"
 #include "mad/wire/sa/service_record.h"
 #include "sa/query.h"
+#include "sa/registrations.h"
 #include "sa/snapshot.h"
 
 namespace ibsm::sa {
@@ -66,6 +96,10 @@ class ServiceRegistry {
   // answers unsupported_attribute, any other method unsupported_method.
   SaQueryResult handle(const SaSnapshot& snapshot, const SaQuery& query, Micros now);
 
+  // Installs `records` in place of everything held (see the header comment);
+  // finite leases start at `now`.
+  ImportResult import(std::vector<wire::ServiceRecord> records, Micros now);
+
   // Drops every record whose lease ended at or before `now`.
   void expire(Micros now);
   // When the earliest finite lease ends; nullopt when none does.
@@ -79,6 +113,7 @@ class ServiceRegistry {
   struct Stored {
     wire::ServiceRecord record;
     std::optional<Micros> expires;  // nullopt: infinite lease
+    bool imported = false;          // installed by import(), not by a Set here
   };
 
   bool live(const Stored& s, Micros now) const { return !s.expires || *s.expires > now; }

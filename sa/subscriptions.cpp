@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <set>
 #include <span>
 
 #include "mad/wire/constants.h"
@@ -160,6 +162,72 @@ SaQueryResult Subscriptions::get_records(const SaSnapshot& s, const SaQuery& q) 
   if (q.method == wire::method::get && found.size() != 1)
     return status_only(found.empty() ? wire::sa_status::no_records : wire::sa_status::too_many_records);
   return answer(std::span<const wire::InformInfoRecord>(found), wire::sa_record_size::inform_info);
+}
+
+ImportResult Subscriptions::import(std::vector<wire::InformInfoRecord> records, const SaSnapshot& snapshot) {
+  ImportResult result;
+  // What is held now, by subscriber port: the trust and LID to keep.
+  std::multimap<uint64_t, const Subscription*> held;
+  for (const Subscription& s : subs_) held.emplace(s.port.value, &s);
+  // The import by subscriber GID, in record order: duplicates and Enums are
+  // a matter of one subscriber's few subscriptions.
+  std::map<std::array<uint8_t, 16>, std::vector<Subscription>> by_gid;
+  std::map<std::array<uint8_t, 16>, std::vector<bool>> renumber;  // the record's Enum was taken
+  size_t count = 0;
+  for (const wire::InformInfoRecord& rec : records) {
+    const EndPort* port = port_by_gid(snapshot, rec.subscriber_gid);
+    if (port == nullptr || count >= options_.max_subscriptions) {
+      ++result.dropped;
+      continue;
+    }
+    std::vector<Subscription>& mine = by_gid[rec.subscriber_gid.raw];
+    if (std::any_of(mine.begin(), mine.end(),
+                    [&](const Subscription& s) { return same_subscription(s.info, rec.inform_info); })) {
+      ++result.dropped;
+      continue;
+    }
+    Subscription sub;
+    sub.port = port->guid;
+    sub.gid = rec.subscriber_gid;
+    sub.lid = port->base_lid;
+    sub.enum_ = rec.enum_;
+    sub.info = rec.inform_info;
+    sub.info.subscribe = 1;  // a held subscription is a subscribed one
+    sub.trusted = sub.info.generic() && is_security_trap(sub.info.trap_number);
+    for (auto [it, end] = held.equal_range(sub.port.value); it != end; ++it) {
+      if (it->second->info != sub.info) continue;
+      sub.trusted = sub.trusted || it->second->trusted;
+      if (snapshot.by_lid(it->second->lid) == port) sub.lid = it->second->lid;
+      break;
+    }
+    renumber[sub.gid.raw].push_back(
+        std::any_of(mine.begin(), mine.end(), [&](const Subscription& s) { return s.enum_ == sub.enum_; }));
+    mine.push_back(sub);
+    ++count;
+  }
+
+  std::vector<Subscription> next;
+  next.reserve(count);
+  for (auto& [gid, mine] : by_gid) {
+    // The records' own Enums stand; a taken one becomes the lowest free, in
+    // record order, never one that a later record names itself.
+    const std::vector<bool>& moved = renumber[gid];
+    std::set<uint16_t> used;
+    for (size_t i = 0; i < mine.size(); ++i)
+      if (!moved[i]) used.insert(mine[i].enum_);
+    uint16_t lowest = 0;  // never decreases: each Enum handed out fills the lowest gap
+    for (size_t i = 0; i < mine.size(); ++i) {
+      if (!moved[i]) continue;
+      while (used.count(lowest) != 0) ++lowest;
+      mine[i].enum_ = lowest;
+      used.insert(lowest);
+    }
+    std::sort(mine.begin(), mine.end(), [](const Subscription& a, const Subscription& b) { return a.enum_ < b.enum_; });
+    for (Subscription& sub : mine) next.push_back(std::move(sub));
+  }
+  subs_ = std::move(next);  // by_gid iterates by GID bytes: subs_'s order, by GID then Enum
+  result.installed = subs_.size();
+  return result;
 }
 
 bool Subscriptions::matches(const Subscription& sub, const wire::Notice& n) const {

@@ -41,6 +41,27 @@
 // A slow or busy subscriber that still exists keeps getting later events.
 // At most max_outstanding_reports Reports are in flight at once; the others
 // wait, first in first out (TID order).
+//
+// import() installs the InformInfoRecords another SA answered to a trusted
+// GetTable (a standby's copy of its master's, sa/mirror.h) in place of every
+// subscription held, imported or subscribed here, for the reasons
+// ServiceRegistry::import gives; Reports already queued stay. From each record:
+//  - the subscriber: the port whose GID is SubscriberGID in `snapshot` (one
+//    not in the subnet is dropped, as prune() would drop it). Its Reports go
+//    to that port's base LID (prune() follows later LID changes), to the
+//    record's QPN (a trusted read has it; an untrusted one reads 0, which
+//    reports to QP1), retried on the record's RespTimeValue.
+//  - Enum: the record's, unless this subscriber already has that one in the
+//    import (OpenSM numbers every subscription 0): then the lowest free one.
+//  - Trust (who may receive security traps 256-259): the wire does not say
+//    whether a subscription was made with the SM_Key. One that names a
+//    security trap was (both SAs refuse it otherwise); a wildcard one is
+//    taken as untrusted and gets no security traps after the takeover.
+//  - A subscription already held with the same subscriber and InformInfo
+//    keeps its trust and its LID (when that is still the port's), so
+//    importing one table twice changes nothing.
+//  - Duplicates (same subscriber and subscription) keep the first; records
+//    past max_subscriptions are dropped.
 #pragma once
 
 #include <cstddef>
@@ -55,6 +76,7 @@
 #include "mad/wire/inform_info.h"
 #include "mad/wire/notice.h"
 #include "sa/query.h"
+#include "sa/registrations.h"
 #include "sa/snapshot.h"
 
 namespace ibsm::sa {
@@ -96,6 +118,10 @@ class Subscriptions {
   // When take_due next has something to do: a send, a retry or a give-up
   // (nullopt when nothing is pending, or only Reports waiting for the window).
   std::optional<Micros> next_deadline() const;
+
+  // Installs `records` in place of every subscription held (see the header
+  // comment), subscribers found in `snapshot`.
+  ImportResult import(std::vector<wire::InformInfoRecord> records, const SaSnapshot& snapshot);
 
   // Drops the subscriptions (and their queued Reports) of ports no longer
   // in `snapshot`, and follows subscribers whose LIDs changed.

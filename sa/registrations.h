@@ -1,0 +1,35 @@
+// The SA state that clients create and a standby SM must carry over a
+// takeover (issue: "nothing lost in a takeover"): the ServiceRecords and the
+// InformInfo subscriptions, as another SA answers them to a trusted GetTable
+// (sa/mirror.h reads them, the registries install them).
+//
+// Only what the wire tells: a ServiceRecord as stored (ServiceLease is the
+// lease granted, not the time left, in ibsm's SA and in OpenSM's alike), an
+// InformInfoRecord (SubscriberGID, Enum, the InformInfo with its QPN and
+// RespTimeValue). What the records do not carry, the importing registry
+// derives and documents (service_records.h, subscriptions.h). Multicast
+// groups (MCMemberRecord) join here once the SA has them.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "mad/wire/sa/inform_info_record.h"
+#include "mad/wire/sa/service_record.h"
+
+namespace ibsm::sa {
+
+struct SaRegistrations {
+  std::vector<wire::ServiceRecord> services;
+  std::vector<wire::InformInfoRecord> subscriptions;
+  bool operator==(const SaRegistrations&) const = default;
+};
+
+// What one import did.
+struct ImportResult {
+  size_t installed = 0;  // records now held from the import
+  size_t dropped = 0;    // records not installed: a duplicate, no room, a subscriber not in the subnet
+  bool operator==(const ImportResult&) const = default;
+};
+
+}  // namespace ibsm::sa
