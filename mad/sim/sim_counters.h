@@ -39,7 +39,7 @@ struct SimCounters {
   uint64_t sma_requests = 0;    // requests that reached an SMA (and were not dropped there)
   uint64_t responses_sent = 0;  // responses the SMAs generated
   uint64_t delivered = 0;       // MADs delivered to clients (responses, forwarded requests, traps)
-  uint64_t traps_sent = 0;      // traps the switches generated
+  uint64_t traps_sent = 0;      // traps the SMAs generated (128, 144), delivered or not
   uint64_t send_timeouts = 0;   // requests handed back as timed out (report_send_timeouts)
   std::map<uint32_t, uint64_t> received_by_kind;      // every MAD clients handed in
   std::map<uint32_t, uint64_t> sma_requests_by_kind;  // the ones an SMA processed

@@ -1,13 +1,10 @@
 #include "mad/sim/sim_fabric.h"
 
-#include <algorithm>
-#include <cassert>
-
 #include "mad/sim/sim_routing.h"
+#include "mad/sim/sim_travel.h"
 #include "mad/sim/sma.h"
 #include "mad/wire/constants.h"
 #include "mad/wire/mad_header.h"
-#include "mad/wire/notice.h"
 #include "mad/wire/response.h"
 #include "mad/wire/smp.h"
 
@@ -15,25 +12,6 @@ namespace ibsm {
 
 using sim::Arrival;
 using sim::Traffic;
-
-// A MAD on its way through the fabric, with what its answer needs.
-struct SimFabric::Travel {
-  wire::MadBuffer mad{};
-  SimPort* sender = nullptr;            // the client that sent it; none for a trap
-  const MadPacket* original = nullptr;  // as sent, to hand back when it times out
-  uint8_t mgmt_class = 0;
-  uint8_t method = 0;
-  uint16_t attr_id = 0;
-  bool directed = false;
-  bool local = false;    // LID-routed to the permissive LID: the sender's own SMA
-  bool request = false;  // the sender waits for an answer
-  uint16_t slid = 0;     // LID-routed: the source port's LID (where an answer goes)
-  uint32_t src_qp = 0;
-  uint32_t qkey = 0;
-  uint8_t sl = 0;
-  uint16_t pkey_index = 0;
-  Micros latency = 0;
-};
 
 namespace {
 
@@ -47,43 +25,6 @@ SimFabric::SimFabric(Fabric topology, SimOptions options, LogSink& log)
     : state_(std::move(topology), options), log_(log) {}
 
 SimFabric::~SimFabric() = default;
-
-SimPort& SimFabric::attach(NodeIndex node, uint8_t port) {
-  assert(node.value < state_.node_count());
-  const sim::NodeRecord& n = state_.node(node.value);
-  assert(n.is_switch() ? port == 0 : (port >= 1 && port <= n.num_ports));
-  const uint32_t index = state_.port_index(node.value, port);
-  assert(client_by_port_.count(index) == 0 && "one client per port");
-  (void)n;
-  clients_.push_back(std::unique_ptr<SimPort>(new SimPort(*this, node.value, port)));
-  client_by_port_[index] = clients_.back().get();
-  return *clients_.back();
-}
-
-SimPort* SimFabric::client_at(uint32_t node, uint8_t port) const {
-  if (client_by_port_.empty()) return nullptr;
-  const uint8_t p = state_.node(node).is_switch() ? uint8_t{0} : port;
-  auto it = client_by_port_.find(state_.port_index(node, p));
-  return it == client_by_port_.end() ? nullptr : it->second;
-}
-
-std::optional<Micros> SimFabric::next_delivery() const {
-  std::optional<Micros> next;
-  for (const auto& c : clients_) {
-    auto due = c->next_due();
-    if (due && (!next || *due < *next)) next = due;
-  }
-  return next;
-}
-
-void SimFabric::wait_for(const SimPort& client, Micros max_wait) {
-  const Micros now = clock_.now();
-  if (auto due = client.next_due(); due && *due <= now) return;
-  while (!wakeups_.empty() && wakeups_.top() <= now) wakeups_.pop();
-  Micros target = now + std::max<Micros>(max_wait, 0);
-  if (!wakeups_.empty() && wakeups_.top() < target) target = wakeups_.top();
-  clock_.set(target);
-}
 
 Status SimFabric::send_from(SimPort& from, const MadPacket& packet) {
   ++counters_.mads_in;
@@ -268,42 +209,6 @@ Status SimFabric::set_link(PortRef ref, bool up) {
   }
   send_traps();
   return {};
-}
-
-// Trap 128 (IBA 14.2.5.1): a switch whose port changed state tells its master
-// SM, LID-routed from port 0, if it has a LID and knows the SM's.
-void SimFabric::send_traps() {
-  for (uint32_t node : state_.take_trap_sources()) {
-    const sim::PortRecord& p0 = state_.port(node, 0);
-    if (p0.lid == 0 || p0.master_sm_lid == 0) continue;
-    Travel t;
-    t.mgmt_class = wire::mgmt_class::subn_lid_routed;
-    t.method = wire::method::trap;
-    t.attr_id = wire::smp_attr::notice;
-    t.slid = p0.lid;
-    wire::Smp smp;
-    smp.mgmt_class = t.mgmt_class;
-    smp.method = t.method;
-    smp.attr_id = t.attr_id;
-    smp.tid = next_trap_tid_++;
-    wire::Notice notice;
-    notice.is_generic = true;
-    notice.type = wire::notice_type::urgent;
-    notice.producer_type = wire::producer_type::switch_;
-    notice.trap_number = wire::trap_number::link_state_change;
-    notice.issuer_lid = Lid{p0.lid};
-    wire::encode(notice, smp.data);
-    wire::set_field(smp.data, wire::notice_fields::trap128_lid, p0.lid);
-    wire::encode(smp, t.mad);
-    ++counters_.traps_sent;
-    const Arrival a = sim::route_lid(state_, node, 0, p0.master_sm_lid, Traffic::smp,
-                                     state_.options().lid_routed_smps_need_active);
-    if (!a.ok) {
-      drop(a.reason, t);
-      continue;
-    }
-    if (!deliver(a.node, a.port, t, a.hops * state_.options().hop_latency)) drop(DropReason::no_client, t);
-  }
 }
 
 Status SimFabric::set_port_lid(PortRef port, Lid lid) {

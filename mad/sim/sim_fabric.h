@@ -3,8 +3,8 @@
 // the reference, so an SM gives the same results on it and on ibsim for the
 // same netfile. Built from a Fabric (the cabling); clients attach at ports and
 // get a Transport (SimPort). Time is virtual: a ManualClock the fabric owns
-// and moves only when a client waits (or advance() is called), so runs are
-// deterministic and need no real time.
+// and moves only when a client waits (or step() or advance() is called), so
+// runs are deterministic and need no real time.
 //
 // What it simulates:
 //  - directed-route SMPs with the hop-pointer rules of IBA 14.2.2 (DrSLID and
@@ -15,6 +15,13 @@
 //    client attached at the destination port, GMPs too; nobody there: dropped;
 //  - link state: Set PortInfo state and physical state, cable pulls and
 //    replugs (set_link), PortStateChange, and trap 128 to the master SM;
+//  - SM ports: CapabilityMask.IsSM while a client says it runs an SM, and
+//    trap 144 to the master SM when that changes (as in ibsim, only from
+//    ports whose mask says IsCapabilityMaskNoticeSupported: CA ports that are
+//    cabled, never a switch's port 0);
+//  - several clients in one thread and one virtual time (SMs failing over):
+//    cooperative service of the others while one waits, freeze, kill
+//    (detach) and restart (attach again), see sim_port.h;
 //  - fault injection: drop rates with a seeded PRNG, dropped attributes,
 //    unresponsive nodes;
 //  - counters of everything received, answered, delivered and dropped.
@@ -25,6 +32,7 @@
 #include <functional>
 #include <optional>
 #include <queue>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -48,8 +56,14 @@ class SimFabric {
   SimFabric& operator=(const SimFabric&) = delete;
 
   // A client at a CA's or router's port (1..N) or at a switch's port 0. One
-  // client per port; the SimPort lives as long as the fabric.
+  // attached client per port; every SimPort lives as long as the fabric.
   SimPort& attach(NodeIndex node, uint8_t port);
+  // The client's process died: the kernel clears its port's IsSM (as when an
+  // SM closes its umad fd; trap 144 follows), its inbox is emptied, MADs for
+  // the port are dropped from now on as with no client (no_client), its
+  // service is never called again and its send() fails. The SimPort stays
+  // allocated; attach() at the same port gives a restarted client a new one.
+  void detach(SimPort& port);
 
   // The virtual clock, for the dispatcher (MadDispatcher takes a const Clock&).
   const Clock& clock() const { return clock_; }
@@ -58,6 +72,11 @@ class SimFabric {
   void advance(Micros delta) { clock_.advance(delta); }
   // The arrival time of the next MAD for any client.
   std::optional<Micros> next_delivery() const;
+  // A harness's wait, when no client blocks (SMs driven by their poll()):
+  // runs the service of every client that has a MAD due (see sim_port.h),
+  // then moves the clock to the next arrival or by `max_wait`, whichever
+  // comes first.
+  void step(Micros max_wait);
 
   // Fault injection. set_link pulls (up = false) or replugs the cable at
   // `port`: both ends go Down/Polling, or come back Init/LinkUp. It fails for
@@ -88,7 +107,12 @@ class SimFabric {
   struct Travel;
 
   Status send_from(SimPort& from, const MadPacket& packet);
-  void wait_for(const SimPort& client, Micros max_wait);
+  void wait_for(SimPort& client, Micros max_wait);
+  void move_clock(Micros max_wait);
+  // Runs the services of the clients other than `waiter` (none: all) that
+  // have MADs due (sim_clients.cpp).
+  void serve_others(const SimPort* waiter);
+  void set_port_is_sm(uint32_t node, uint8_t port, bool is_sm);
 
   // The parts of send_from: where the MAD goes, what happens there.
   void route_smp(SimPort& from, Travel& t);
@@ -97,7 +121,13 @@ class SimFabric {
   void answer_at_sma(uint32_t node, uint8_t in_port, Travel& t);
   bool deliver(uint32_t node, uint8_t port, Travel& t, Micros latency);
   void drop(DropReason reason, const Travel& t);
+  // Traps (sim_traps.cpp): 128 from the switches that owe one, 144 from a
+  // port whose CapabilityMask changed; both LID-routed to a MasterSMLID.
   void send_traps();
+  void send_trap144(uint32_t node, uint8_t port);
+  // Sends SubnTrap(Notice) with `notice` (an SMP's 64 bytes of data) from
+  // (node, port) to `dlid`, LID-routed, and counts it.
+  void send_trap(uint32_t node, uint8_t port, uint16_t dlid, std::span<const uint8_t> notice);
 
   SimPort* client_at(uint32_t node, uint8_t port) const;
 
@@ -106,14 +136,14 @@ class SimFabric {
   ManualClock clock_;
   LogSink& log_;
   SimCounters counters_;
-  std::vector<std::unique_ptr<SimPort>> clients_;
-  std::unordered_map<uint32_t, SimPort*> client_by_port_;  // by port index
+  std::vector<std::unique_ptr<SimPort>> clients_;          // attach order, detached ones too
+  std::unordered_map<uint32_t, SimPort*> client_by_port_;  // attached ones, by port index
   // Every arrival time scheduled, earliest first; times already passed are
   // popped as the clock moves. Waiting wakes at the next future one only: a
   // MAD that already arrived for a client that is not reading must not stop
   // the clock for the others.
   std::priority_queue<Micros, std::vector<Micros>, std::greater<>> wakeups_;
-  uint64_t next_seq_ = 0;
+  uint64_t next_seq_ = 0;  // one per inbox entry: it also tells whether a service delivered anything
   uint64_t next_trap_tid_ = 1;
 };
 

@@ -27,8 +27,9 @@ struct SimOptions {
   bool lid_routed_smps_need_active = false;
 
   // Switches send trap 128 (link state change) to their MasterSMLID when a
-  // link goes down or up through set_link(), once and without waiting for a
-  // TrapRepress, as ibsim does.
+  // link goes down or up through set_link(), and ports trap 144 (capability
+  // mask change) when a client starts or stops being an SM there, once and
+  // without waiting for a TrapRepress, as ibsim does.
   bool send_traps = true;
 
   // An SMA need not keep every PortInfo field an SM writes: ibsim 0.10 keeps

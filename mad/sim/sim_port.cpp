@@ -4,7 +4,10 @@
 
 namespace ibsm {
 
-Status SimPort::send(const MadPacket& packet) { return fabric_.send_from(*this, packet); }
+Status SimPort::send(const MadPacket& packet) {
+  if (!attached_) return unavailable_error(fmt::format("sim port {} of node {} is detached", port_, node_));
+  return fabric_.send_from(*this, packet);
+}
 
 std::optional<MadPacket> SimPort::receive() {
   if (inbox_.empty() || inbox_.top().due > fabric_.now()) return std::nullopt;
@@ -33,6 +36,8 @@ LocalPortInfo SimPort::local_port() const {
   return info;
 }
 
-void SimPort::set_is_sm(bool is_sm) { fabric_.state_.port(node_, port_).set(sim::port_flag::is_sm, is_sm); }
+void SimPort::set_is_sm(bool is_sm) {
+  if (attached_) fabric_.set_port_is_sm(node_, port_, is_sm);
+}
 
 }  // namespace ibsm

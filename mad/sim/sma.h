@@ -28,4 +28,11 @@ bool sma_handles(uint16_t attr_id);
 // (left as the request's when the status is an error). Returns the MAD status.
 uint16_t sma_process(SimState& state, const SmaRequest& request, std::span<uint8_t> data);
 
+// PortInfo:CapabilityMask bit 22, IsCapabilityMaskNoticeSupported (IBA
+// 14.2.5.6): the port sends trap 144 when its capability mask changes.
+inline constexpr uint32_t capability_mask_notice_supported = 1u << 22;
+
+// PortInfo:CapabilityMask of (node, port) as the SMA reports it now.
+uint32_t port_capability_mask(const SimState& state, uint32_t node, uint8_t port);
+
 }  // namespace ibsm::sim

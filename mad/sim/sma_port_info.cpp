@@ -18,7 +18,7 @@ namespace {
 // IsVendorClassSupported, and while cabled IsCapabilityMaskNoticeSupported; a
 // switch's port 0 the first four; external switch ports none.
 constexpr uint32_t ca_capability_mask = 0x10C048;
-constexpr uint32_t cabled_ca_capability_bits = 0x400000;
+constexpr uint32_t cabled_ca_capability_bits = capability_mask_notice_supported;
 constexpr uint32_t switch_port0_capability_mask = 0xC048;
 constexpr uint16_t capability_mask2 = 0x30;  // IsLinkWidth2xSupported, IsLinkSpeedHDRSupported
 constexpr uint8_t width_supported = 0x1F;    // 1x, 4x, 8x, 12x, 2x
@@ -35,6 +35,22 @@ PortKind kind_of(const SimState& s, uint32_t node, uint8_t port) {
 
 uint8_t mtu_cap(PortKind k) { return k == PortKind::switch_port0 ? 3 : 4; }  // 1024 : 2048
 
+}  // namespace
+
+uint32_t port_capability_mask(const SimState& s, uint32_t node, uint8_t port) {
+  const PortRecord& p = s.port(node, port);
+  uint32_t mask = 0;
+  switch (kind_of(s, node, port)) {
+    case PortKind::ca: mask = ca_capability_mask | (p.cabled() ? cabled_ca_capability_bits : 0); break;
+    case PortKind::switch_port0: mask = switch_port0_capability_mask; break;
+    case PortKind::switch_external: break;
+  }
+  if (p.has(port_flag::is_sm)) mask |= wire::port_cap::is_sm;
+  return mask;
+}
+
+namespace {
+
 void encode_port_info(const SimState& s, uint32_t node, uint8_t port, uint8_t in_port, std::span<uint8_t> data) {
   const PortRecord& p = s.port(node, port);
   const PortKind kind = kind_of(s, node, port);
@@ -43,21 +59,19 @@ void encode_port_info(const SimState& s, uint32_t node, uint8_t port, uint8_t in
   pi.gid_prefix = p.gid_prefix;
   pi.lid = Lid{p.lid};
   pi.master_sm_lid = Lid{p.master_sm_lid};
+  pi.capability_mask = port_capability_mask(s, node, port);
   switch (kind) {
     case PortKind::ca:
-      pi.capability_mask = ca_capability_mask | (p.cabled() ? cabled_ca_capability_bits : 0);
       pi.guid_cap = defaults::ca_guid_cap;
       pi.capability_mask2 = capability_mask2;
       break;
     case PortKind::switch_port0:
-      pi.capability_mask = switch_port0_capability_mask;
       pi.guid_cap = defaults::switch_guid_cap;
       pi.resp_time_value = 8;
       pi.capability_mask2 = capability_mask2;
       break;
     case PortKind::switch_external: break;
   }
-  if (p.has(port_flag::is_sm)) pi.capability_mask |= wire::port_cap::is_sm;
   pi.m_key_lease_period = p.m_key_lease_period;
   pi.local_port_num = in_port;  // IBA: the port that received this SMP
   pi.link_width_enabled = p.width_enabled;
