@@ -20,8 +20,8 @@ uint32_t MadDispatcher::next_tid() {
   return tid_counter_;
 }
 
-void MadDispatcher::submit(MadPacket request, Completion done) {
-  queue_.push_back(Pending{std::move(request), std::move(done), 0, 0});
+void MadDispatcher::submit(MadPacket request, Completion done, RequestOptions options) {
+  queue_.push_back(Pending{std::move(request), std::move(done), 0, 0, options});
 }
 
 Status MadDispatcher::send_now(const MadPacket& packet) {
@@ -37,9 +37,10 @@ Status MadDispatcher::send_now(const MadPacket& packet) {
 void MadDispatcher::transmit(uint32_t tid, Pending& p) {
   // Low 32 bits are ours; the high 32 are left zero for the kernel to fill.
   wire::set_field(p.packet.data, wire::mad_fields::transaction_id, tid);
-  p.packet.response_timeout_ms = static_cast<uint32_t>(std::max<Micros>(1, options_.timeout / 1000));
+  const Micros timeout = p.options.timeout > 0 ? p.options.timeout : options_.timeout;
+  p.packet.response_timeout_ms = static_cast<uint32_t>(std::max<Micros>(1, timeout / 1000));
   ++p.attempts;
-  p.deadline = clock_.now() + options_.timeout;
+  p.deadline = clock_.now() + timeout;
   deadlines_.emplace(p.deadline, tid);
   Status s = transport_.send(p.packet);
   if (!s.ok()) {
@@ -109,7 +110,8 @@ void MadDispatcher::retry_or_fail(uint32_t tid) {
   auto it = in_flight_.find(tid);
   if (it == in_flight_.end()) return;
   Pending& p = it->second;
-  if (p.attempts <= options_.retries) {
+  const int retries = p.options.retries >= 0 ? p.options.retries : options_.retries;
+  if (p.attempts <= retries) {
     transmit(tid, p);
     return;
   }
@@ -132,6 +134,13 @@ void MadDispatcher::expire(Micros now) {
 Micros MadDispatcher::next_deadline() const {
   // The heap's top may be stale; waiting until it is harmless (poll skips it).
   return deadlines_.empty() ? clock_.now() + options_.timeout : deadlines_.top().first;
+}
+
+std::optional<Micros> MadDispatcher::next_timer() const {
+  // Queued requests with room in the window go out at the next poll.
+  if (!queue_.empty() && static_cast<int>(in_flight_.size()) < options_.window) return clock_.now();
+  if (in_flight_.empty()) return std::nullopt;
+  return deadlines_.empty() ? std::nullopt : std::optional<Micros>(deadlines_.top().first);
 }
 
 void MadDispatcher::poll() {

@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <queue>
 #include <vector>
 #include <unordered_map>
@@ -44,6 +45,14 @@ struct DispatcherStats {
   }
 };
 
+// What one request may change of the dispatcher's defaults: the standby's
+// SMInfo polls are single attempts, because the poller counts failures itself
+// (OpenSM's polling_retry_number) and a dispatcher retry would hide one.
+struct RequestOptions {
+  int retries = -1;     // further attempts after the first; -1: the dispatcher's
+  Micros timeout = 0;   // per attempt; 0: the dispatcher's
+};
+
 class MadDispatcher {
  public:
   // Called once per request: the response, or the error that ended it
@@ -57,7 +66,7 @@ class MadDispatcher {
 
   // Queues a request; the dispatcher sets its transaction ID. `done` runs from
   // within poll(), never from submit().
-  void submit(MadPacket request, Completion done);
+  void submit(MadPacket request, Completion done, RequestOptions options = {});
   // Sends a MAD that expects no answer (a response, a TrapRepress) at once.
   Status send_now(const MadPacket& packet);
   void set_request_handler(RequestHandler handler) { request_handler_ = std::move(handler); }
@@ -73,6 +82,8 @@ class MadDispatcher {
   // between rounds.
   void run_until_idle();
   bool idle() const { return queue_.empty() && in_flight_.empty(); }
+  // When poll() next has a timeout to act on; nullopt when nothing is in flight.
+  std::optional<Micros> next_timer() const;
   size_t in_flight() const { return in_flight_.size(); }
 
   const DispatcherStats& stats() const { return stats_; }
@@ -85,6 +96,7 @@ class MadDispatcher {
     Completion done;
     int attempts = 0;
     Micros deadline = 0;
+    RequestOptions options;
   };
 
   uint32_t next_tid();

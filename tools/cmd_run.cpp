@@ -1,27 +1,24 @@
-// ibsm run: the subnet manager. Brings the fabric up (discover, LIDs, routes,
-// switch and port programming, activation), then as a daemon answers SMInfo,
-// light-sweeps every sweep_interval seconds and heavy-sweeps on change, trap,
-// or SIGHUP, until SIGTERM. With -o it configures once and exits.
+// ibsm run: the subnet manager's executable. The SM itself is the core's
+// SubnetManager (sm/manager); this file parses flags and the config file,
+// loads the cache and the engines' files, wires the manager to libibumad or
+// to an in-process SimFabric (virtual time), handles SIGHUP (reload, heavy
+// sweep) and SIGTERM, writes the cache and dump files after each sweep, and
+// prints. With -o it configures once and exits.
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 
-#include "mad/dispatcher.h"
 #include "mad/sim/sim_fabric.h"
 #include "mad/umad/umad_transport.h"
 #include "mad/wire/constants.h"
-#include "sa/agent.h"
-#include "sa/snapshot.h"
 #include "sm/config/sm_config.h"
-#include "sm/state/sm_agent.h"
-#include "sm/sweep/heavy_sweep.h"
-#include "sm/sweep/light_sweep.h"
-#include "sm/sweep/routing_step.h"
+#include "sm/manager/subnet_manager.h"
 #include "tools/args.h"
 #include "tools/command.h"
 #include "tools/os/engine_files.h"
@@ -40,8 +37,11 @@ constexpr const char* kUsage =
     "\n"
     "Runs the subnet manager on the local port: discovers the fabric, assigns LIDs,\n"
     "routes, programs every switch and port, and brings the ports to ACTIVE. As a\n"
-    "daemon it then answers SMInfo, sweeps every sweep_interval seconds and\n"
-    "reconfigures on change; SIGHUP forces a heavy sweep, SIGTERM stops it.\n"
+    "daemon it then serves SMInfo and the SA, sweeps every sweep_interval seconds\n"
+    "and reconfigures on change. With other SMs on the subnet it is elected master\n"
+    "by priority (then the lower port GUID), or goes STANDBY, polls the master and\n"
+    "mirrors its SA, and takes over when the master stops answering. SIGHUP reloads\n"
+    "the config file and forces a heavy sweep, SIGTERM stops it.\n"
     "\n"
     "options (OpenSM's flags where they apply; the config keys in brackets):\n"
     "  -o, --once               configure once and exit: 0 on SUBNET UP, 1 otherwise\n"
@@ -64,9 +64,11 @@ constexpr const char* kUsage =
     "      --maxsmps N          SMPs in flight at once [max_wire_smps]\n"
     "      --cache-dir DIR      guid2lid and switch-table caches [cache_dir]\n"
     "      --dump-dir DIR       write OpenSM-format dumps after each sweep [dump_files_dir]\n"
-    "      --sim NETFILE        run on an in-process simulated fabric (needs -o)\n"
+    "      --sim NETFILE        run on an in-process simulated fabric, in virtual time\n"
+    "      --sim-time S         with --sim and no -o: run the daemon S virtual seconds\n"
+    "                           (default 60), printing its state changes\n"
     "      --sim-node NAME      with --sim: the node the SM runs on (default: the first)\n"
-    "      --sweeps N           with --sim: heavy sweeps to run (default 1)\n"
+    "      --sweeps N           with --sim -o: heavy sweeps to run (default 1)\n"
     "      --sim-lft-cap N      with --sim: the switches' LinearFDBCap (default 30720, as\n"
     "                           ibsim's -L; fabrics beyond 30k LIDs need up to 49152)\n"
     "  -v, --verbose            more log (twice: debug)\n"
@@ -119,27 +121,6 @@ constexpr FlagKey kFlagKeys[] = {
 
 LogLevel level_of(uint32_t n) { return static_cast<LogLevel>(n > 4 ? 4 : n); }
 
-SweepConfig sweep_config(const SmConfig& c) {
-  SweepConfig s;
-  s.lids.lmc = c.lmc;
-  s.lids.lmc_esp0 = c.lmc_esp0;
-  s.lids.reassign_all = c.reassign_lids;
-  s.subnet.subnet_prefix = c.subnet_prefix;
-  s.subnet.subnet_timeout = c.subnet_timeout;
-  s.subnet.max_op_vls = c.max_op_vls;
-  s.subnet.head_of_queue_life = c.head_of_queue_lifetime;
-  s.switch_life_time = c.packet_life_time;
-  return s;
-}
-
-DispatcherOptions dispatcher_options(const SmConfig& c) {
-  DispatcherOptions d;
-  d.window = static_cast<int>(c.max_wire_smps);
-  d.timeout = Micros{c.transaction_timeout} * 1000;
-  d.retries = static_cast<int>(c.transaction_retries);
-  return d;
-}
-
 void print_summary(const SweepReport& r, Micros elapsed) {
   const Fabric& f = r.configured;
   std::printf("SUBNET %s: %zu nodes (%zu switches, %zu CAs), %zu links, lids %u..%u, sm lid %u, routing %s\n",
@@ -160,69 +141,86 @@ void print_summary(const SweepReport& r, Micros elapsed) {
   std::fflush(stdout);
 }
 
-// The SA answers from the subnet this sweep left programmed: the snapshot is
-// swapped only now, after the switches carry the new tables, so between
-// routing and programming the old paths are still the ones served.
-void publish_to_sa(sa::SaAgent& sa_agent, const SweepReport& report, const SweepConfig& sc, const SmConfig& config,
-                   const MadDispatcher& d, const Clock& clock, LogSink& log) {
-  static uint64_t generation = 0;
-  sa::SaSnapshotOptions o;
-  o.subnet = sc.subnet;
-  o.switch_life_time = sc.switch_life_time;
-  o.sm_key = config.sm_key;
-  o.sm_priority = static_cast<uint8_t>(config.sm_priority);
-  o.sm_state = wire::sm_state::master;
-  o.sm_act_count = static_cast<uint32_t>(d.stats().sent);
-  o.generation = ++generation;
-  auto snapshot = sa::build_sa_snapshot(report, o);
-  if (!snapshot.ok()) {
-    ibsm::log(log, LogLevel::error, Subsystem::sa, "SA keeps the previous subnet: {}", snapshot.status().message());
-    return;
+// The flags that set config keys, as (key, value) pairs: taken from the
+// command line once, applied over the config file at start and at SIGHUP.
+using FlagValues = std::vector<std::pair<std::string, std::string>>;
+
+FlagValues take_flag_values(Args& args) {
+  FlagValues v;
+  for (const auto& fk : kFlagKeys) {
+    if (fk.has_value) {
+      if (auto value = args.value(fk.flag, fk.alias)) v.emplace_back(fk.key, *value);
+    } else if (args.flag(fk.flag, fk.alias)) {
+      v.emplace_back(fk.key, "TRUE");
+    }
   }
-  sa_agent.set_snapshot(std::make_shared<const sa::SaSnapshot>(std::move(*snapshot)), clock.now());
+  return v;
 }
 
-// One heavy sweep with its logging, cache and dumps. Returns subnet up; the
-// report stays in `last` for the light sweeps that follow.
-bool sweep_once(MadDispatcher& d, const Clock& clock, SweepState& state, const SmConfig& config,
-                const routing::EngineSettings& engines, LogSink& log, SmAgent& agent, bool print,
-                std::optional<SweepReport>& last, sa::SaAgent* sa_agent = nullptr) {
-  last.reset();
-  SweepConfig sc = sweep_config(config);
-  auto route = make_route_function(config.routing_engine, log, engines);
-  if (!route.ok()) {
-    ibsm::log(log, LogLevel::error, Subsystem::routing, "{}", route.status().message());
-    if (print) std::printf("SUBNET NOT UP: %s\n", route.status().message().c_str());
-    return false;
+// Reads the config file (if any) and applies the flags over it.
+Status load_config(const std::optional<std::string>& file, const FlagValues& flags, SmConfig& config,
+                   std::vector<std::string>& errors) {
+  if (file) {
+    auto text = read_text_file(*file);
+    if (!text.ok()) return text.status();
+    std::istringstream in(*text);
+    IBSM_RETURN_IF_ERROR(read_config(in, *file, config));
   }
-  sc.route = std::move(*route);
-  Micros t0 = clock.now();
-  agent.set_state(wire::sm_state::discovering);
-  auto report = heavy_sweep(d, clock, state, sc, log);
-  Micros elapsed = clock.now() - t0;
-  if (!report.ok()) {
-    ibsm::log(log, LogLevel::error, Subsystem::sweep, "heavy sweep failed: {}", report.status().message());
-    if (print) std::printf("SUBNET NOT UP: %s\n", report.status().message().c_str());
-    return false;
+  for (const auto& [key, value] : flags) {
+    Status s = set_config_value(config, key, value);
+    if (!s.ok()) errors.push_back(key + ": " + s.message());
   }
-  agent.set_state(wire::sm_state::master);
-  if (report->subnet_up) {
-    ibsm::log(log, LogLevel::info, Subsystem::sweep, "SUBNET UP: {} nodes, {} mads in {:.3f} s", report->configured.node_count(),
-              report->total_mads(), static_cast<double>(elapsed) / 1e6);
-  } else {
-    ibsm::log(log, LogLevel::error, Subsystem::sweep, "subnet not up: {} problems", report->problems.size());
-  }
-  Status saved = save_sm_cache(config.cache_dir, state);
+  return {};
+}
+
+// What the edge does after each sweep that configured the subnet: the cache
+// and dump files, and with -o the summary.
+void after_sweep(const SweepReport& report, Micros elapsed, const SubnetManager& sm, const SmConfig& config,
+                 bool print, LogSink& log) {
+  Status saved = save_sm_cache(config.cache_dir, sm.sweep_state());
   if (!saved.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", saved.message());
   if (!config.dump_files_dir.empty()) {
-    Status dumped = write_sm_dumps(config.dump_files_dir, *report);
+    Status dumped = write_sm_dumps(config.dump_files_dir, report);
     if (!dumped.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", dumped.message());
   }
-  if (print) print_summary(*report, elapsed);
-  if (sa_agent) publish_to_sa(*sa_agent, *report, sc, config, d, clock, log);
-  bool up = report->subnet_up;
-  last = std::move(*report);
-  return up;
+  if (print) print_summary(report, elapsed);
+}
+
+// -o: the first sweep settled it, one way or the other.
+bool once_done(const SubnetManager& sm) {
+  return sm.last_sweep() || !sm.last_error().empty() || sm.state() == wire::sm_state::standby ||
+         sm.state() == wire::sm_state::not_active;
+}
+
+int once_result(const SubnetManager& sm) {
+  if (sm.last_sweep()) return sm.subnet_up() ? 0 : 1;
+  if (!sm.last_error().empty()) {
+    std::printf("SUBNET NOT UP: %s\n", sm.last_error().c_str());
+  } else if (sm.master()) {
+    std::printf("SUBNET NOT UP: the sm at port %s (lid %u) is master\n",
+                fmt::format("{}", sm.master()->port_guid).c_str(), static_cast<unsigned>(sm.master()->lid.value));
+  } else {
+    std::printf("SUBNET NOT UP: this sm is %s\n", wire::sm_state_name(sm.state()));
+  }
+  return 1;
+}
+
+// The loop of the daemon, on either transport: poll the manager, sleep on
+// the port until its next deadline or a MAD. On SimFabric the sleep moves
+// virtual time. Returns when `until` says so or a signal stops it.
+template <typename Until>
+void run_loop(SubnetManager& sm, Transport& port, const Clock& clock, Until until,
+              const std::function<void()>& on_hup) {
+  while (!g_stop) {
+    if (g_resweep) {
+      g_resweep = 0;
+      on_hup();
+    }
+    sm.poll(clock.now());
+    if (until()) return;
+    const Micros wait = sm.next_deadline() - clock.now();
+    port.wait(std::clamp<Micros>(wait, 0, 1'000'000));
+  }
 }
 
 }  // namespace
@@ -235,42 +233,27 @@ int cmd_run(int argc, char** argv) {
   }
   SmConfig config;
   std::vector<std::string> errors;
-  if (auto file = args.value("--config", "-F")) {
-    auto text = read_text_file(*file);
-    if (!text.ok()) {
-      std::fprintf(stderr, "ibsm run: %s\n", text.status().message().c_str());
-      return 2;
-    }
-    std::istringstream in(*text);
-    Status s = read_config(in, *file, config);
-    if (!s.ok()) {
-      std::fprintf(stderr, "ibsm run: %s\n", s.message().c_str());
-      return 2;
-    }
-  }
-  for (const auto& fk : kFlagKeys) {
-    if (fk.has_value) {
-      if (auto v = args.value(fk.flag, fk.alias)) {
-        Status s = set_config_value(config, fk.key, *v);
-        if (!s.ok()) errors.push_back(std::string(fk.flag) + ": " + s.message());
-      }
-    } else if (args.flag(fk.flag, fk.alias)) {
-      Status s = set_config_value(config, fk.key, "TRUE");
-      if (!s.ok()) errors.push_back(s.message());
-    }
+  const auto config_file = args.value("--config", "-F");
+  const FlagValues flag_values = take_flag_values(args);
+  if (Status s = load_config(config_file, flag_values, config, errors); !s.ok()) {
+    std::fprintf(stderr, "ibsm run: %s\n", s.message().c_str());
+    return 2;
   }
   bool once = args.flag("--once", "-o");
   auto create_config = args.value("--create-config", "-c");
   auto sim_file = args.value("--sim");
   auto sim_node = args.value("--sim-node");
   auto sweeps = args.integer("--sweeps", 1, 1000);
+  auto sim_time = args.integer("--sim-time", 1, 86400 * 365);
   auto lft_cap = args.integer("--sim-lft-cap", 1, 49152);
   while (args.flag("--verbose", "-v")) config.log_level = std::min<uint32_t>(config.log_level + 1, 4);
   auto rest = args.positionals();
   for (const auto& e : args.errors()) errors.push_back(e);
   for (const auto& r : rest) errors.push_back("unexpected argument '" + r + "'");
-  if (sim_file && !once) errors.push_back("--sim needs -o (virtual time has no daemon)");
-  if (!sim_file && (sim_node || sweeps || lft_cap)) errors.push_back("--sim-node, --sweeps and --sim-lft-cap need --sim");
+  if (!sim_file && (sim_node || sweeps || lft_cap || sim_time))
+    errors.push_back("--sim-node, --sweeps, --sim-time and --sim-lft-cap need --sim");
+  if (sweeps && !once) errors.push_back("--sweeps needs -o (the daemon sweeps as it goes)");
+  if (sim_time && once) errors.push_back("--sim-time runs the daemon: it does not go with -o");
   if (!errors.empty()) {
     for (const auto& e : errors) std::fprintf(stderr, "ibsm run: %s\n", e.c_str());
     std::fputs(kUsage, stderr);
@@ -301,6 +284,24 @@ int cmd_run(int argc, char** argv) {
   for (const auto& w : warnings) ibsm::log(log, LogLevel::warn, Subsystem::tools, "{}", w);
   if (!config.honor_guid2lid_file) state.guid2lid.clear();
 
+  // The SIGHUP reload: the config file again, the flags over it; the
+  // manager takes the hot-reloadable keys.
+  auto on_hup = [&](SubnetManager& sm) {
+    SmConfig next;
+    std::vector<std::string> bad;
+    Status s = load_config(config_file, flag_values, next, bad);
+    if (!s.ok() || !bad.empty()) {
+      ibsm::log(log, LogLevel::error, Subsystem::tools, "SIGHUP: configuration kept: {}",
+                s.ok() ? bad.front() : s.message());
+      sm.request_heavy_sweep();
+      return;
+    }
+    ibsm::log(log, LogLevel::info, Subsystem::tools, "SIGHUP: heavy sweep, configuration reloaded");
+    sm.reconfigure(next);
+    sm.request_heavy_sweep();
+  };
+  install_signals();
+
   if (sim_file) {
     auto topo = load_netfile(*sim_file);
     if (!topo.ok()) {
@@ -317,13 +318,35 @@ int cmd_run(int argc, char** argv) {
     SimFabric sim(std::move(*topo), sim_options, log);
     SimPort& port = sim.attach(at->node, at->port);
     port.set_is_sm(true);
-    MadDispatcher d(port, sim.clock(), dispatcher_options(config), log);
-    SmAgent agent(d, {port.local_port().port_guid, config.sm_key, config.sm_priority}, log);
-    bool up = false;
-    std::optional<SweepReport> last;
-    for (int64_t i = 0; i < (sweeps ? *sweeps : 1); ++i)
-      up = sweep_once(d, sim.clock(), state, config, *engines, log, agent, true, last);
-    return up ? 0 : 1;
+    auto sm = SubnetManager::create(port, sim.clock(), config, *engines, std::move(state), log);
+    if (!sm.ok()) {
+      std::fprintf(stderr, "ibsm run: %s\n", sm.status().message().c_str());
+      return 2;
+    }
+    SubnetManager& m = **sm;
+    int64_t sweeps_left = once ? (sweeps ? *sweeps : 1) : 0;
+    m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) {
+      after_sweep(r, elapsed, m, config, once, log);
+      if (once && --sweeps_left > 0) m.request_heavy_sweep();
+    });
+    if (once) {
+      run_loop(m, port, sim.clock(), [&] { return sweeps_left <= 0 || (once_done(m) && !m.last_sweep()); },
+               [&] { on_hup(m); });
+      return once_result(m);
+    }
+    // The daemon in virtual time: as long as --sim-time says (60 s by
+    // default), in far less real time.
+    const Micros end = sim.now() + Micros{sim_time ? *sim_time : 60} * 1'000'000;
+    m.set_state_listener([&](uint8_t, uint8_t to) {
+      std::printf("%.6f s: %s\n", static_cast<double>(sim.now()) / 1e6, wire::sm_state_name(to));
+    });
+    run_loop(m, port, sim.clock(), [&] { return sim.now() >= end; }, [&] { on_hup(m); });
+    const ManagerCounters& c = m.counters();
+    std::printf("after %.3f virtual s: %s, %llu heavy sweeps, %llu light sweeps, %llu mads sent\n",
+                static_cast<double>(sim.now()) / 1e6, wire::sm_state_name(m.state()),
+                static_cast<unsigned long long>(c.heavy_sweeps), static_cast<unsigned long long>(c.light_sweeps),
+                static_cast<unsigned long long>(m.dispatcher().stats().sent));
+    return m.subnet_up() ? 0 : 1;
   }
 
   UmadOptions uopts;
@@ -337,55 +360,18 @@ int cmd_run(int argc, char** argv) {
     return 1;
   }
   SteadyClock clock;
-  MadDispatcher d(**transport, clock, dispatcher_options(config), log);
-  SmAgent agent(d, {(*transport)->local_port().port_guid, config.sm_key, config.sm_priority}, log);
-  // The SA on the same port: its MADs go to it whatever the SM is doing, so
-  // queries are answered (from the last snapshot) during sweeps too.
-  sa::SaAgentOptions sa_options;
-  sa_options.sm_key = config.sm_key;
-  sa::SaAgent sa_agent([&d](const MadPacket& p) { (void)d.send_now(p); }, sa_options, log);
-  d.set_class_handler(wire::mgmt_class::subn_adm, [&](const MadPacket& p) { sa_agent.handle(p, clock.now()); });
-  agent.set_trap_listener([&](const wire::Notice& n) { sa_agent.publish(n, clock.now()); });
-  install_signals();
-  std::optional<SweepReport> last;
-  bool up = sweep_once(d, clock, state, config, *engines, log, agent, once, last, &sa_agent);
-  if (once) return up ? 0 : 1;
-
-  // The daemon: answer requests between sweeps; every sweep_interval a light
-  // sweep, and a heavy one when it finds a change, on a trap, or on SIGHUP;
-  // stop on SIGTERM.
-  Micros next_sweep = clock.now() + Micros{config.sweep_interval} * 1'000'000;
-  while (!g_stop) {
-    d.poll();
-    sa_agent.poll(clock.now());
-    // A subnet that did not come up is retried every second, whatever the interval.
-    bool due = (config.sweep_interval > 0 || !up) && clock.now() >= next_sweep;
-    bool heavy = g_resweep || agent.take_sweep_request();
-    if (!heavy && due) {
-      if (up && last) {
-        LightSweepResult light = light_sweep(d, *last, log);
-        heavy = light.changed;
-        if (!heavy) next_sweep = clock.now() + Micros{config.sweep_interval} * 1'000'000;
-      } else {
-        heavy = true;
-      }
-    }
-    if (heavy) {
-      if (g_resweep) ibsm::log(log, LogLevel::info, Subsystem::tools, "SIGHUP: heavy sweep");
-      g_resweep = 0;
-      up = sweep_once(d, clock, state, config, *engines, log, agent, false, last, &sa_agent);
-      Micros interval = up && config.sweep_interval > 0 ? Micros{config.sweep_interval} * 1'000'000 : 1'000'000;
-      next_sweep = clock.now() + interval;
-      continue;
-    }
-    // With sweeping off (-s 0) and the subnet up, nothing is due but what
-    // arrives: sleep until a MAD or the SA's next timer.
-    const bool sweeps_due = config.sweep_interval > 0 || !up;
-    Micros until = sweeps_due ? next_sweep : clock.now() + 1'000'000;
-    if (auto sa_due = sa_agent.next_deadline()) until = std::min(until, *sa_due);
-    Micros wait = until - clock.now();
-    (*transport)->wait(std::clamp<Micros>(wait, 0, 1'000'000));
+  auto sm = SubnetManager::create(**transport, clock, config, *engines, std::move(state), log);
+  if (!sm.ok()) {
+    std::fprintf(stderr, "ibsm run: %s\n", sm.status().message().c_str());
+    return 2;
   }
+  SubnetManager& m = **sm;
+  m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) { after_sweep(r, elapsed, m, config, once, log); });
+  if (once) {
+    run_loop(m, **transport, clock, [&] { return once_done(m); }, [&] { on_hup(m); });
+    return once_result(m);
+  }
+  run_loop(m, **transport, clock, [] { return false; }, [&] { on_hup(m); });
   ibsm::log(log, LogLevel::info, Subsystem::tools, "stopping on signal");
   return 0;
 }

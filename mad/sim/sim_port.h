@@ -69,6 +69,9 @@ class SimPort final : public Transport {
   uint8_t port_num() const { return port_; }
   // MADs waiting in the inbox, arrived or not.
   size_t pending() const { return inbox_.size(); }
+  // When the earliest MAD in the inbox arrives (it may have already): a
+  // harness that drives several clients moves the clock to it.
+  std::optional<Micros> next_arrival() const { return next_due(); }
 
  private:
   friend class SimFabric;

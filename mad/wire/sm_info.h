@@ -57,6 +57,11 @@ constexpr void visit_fields(Self& x, Fn&& fn) {
   fn(f::sm_state, x.sm_state);
 }
 
+// "NOT ACTIVE", "DISCOVERING", "STANDBY", "MASTER" (as sminfo and OpenSM's log say them).
+const char* sm_state_name(uint8_t sm_state);
+// "HANDOVER", "ACKNOWLEDGE", "DISABLE", "STANDBY", "DISCOVER".
+const char* sm_control_name(uint32_t modifier);
+
 void encode(const SmInfo& x, std::span<uint8_t> data);
 Result<SmInfo> decode_sm_info(std::span<const uint8_t> data);
 

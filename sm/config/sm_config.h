@@ -24,6 +24,16 @@ struct SmConfig {
   bool reassign_lids = false;      // reassign_lids (-r)
   uint32_t sweep_interval = 10;    // sweep_interval, seconds; 0 disables light sweeps
   uint8_t sm_priority = 0;         // sm_priority (-p), 0-15
+  // elevated_priority (Omni-Path FM's ElevatedPriority): the priority a
+  // master advertises once it is master, so a higher SM that comes back does
+  // not take the mastership away (sticky mastership); 0: off.
+  uint8_t elevated_priority = 0;
+  // The standby polls the master's SMInfo every sminfo_polling_timeout ms
+  // and takes over after polling_retry_number polls in a row go unanswered.
+  // OpenSM's keys; its defaults (10000 ms x 4) notice a dead master after
+  // 40-50 s. ibsm's notice it within about 1.2 s for 2 SMPs a second.
+  uint32_t sminfo_polling_timeout = 500;
+  uint32_t polling_retry_number = 2;
   uint64_t sm_key = 1;             // sm_key (OpenSM's default: `saquery --smkey 1` is trusted)
   uint64_t subnet_prefix = 0xfe80000000000000ULL;  // subnet_prefix
   uint8_t subnet_timeout = 18;     // subnet_timeout

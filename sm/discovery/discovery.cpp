@@ -236,4 +236,19 @@ DiscoveryResult discover_fabric(MadDispatcher& dispatcher, const DiscoveryOption
   return w.run();
 }
 
+std::optional<DrPath> path_into(const DiscoveryResult& d, NodeIndex n, uint8_t port) {
+  const Fabric& f = d.fabric;
+  const DrPath& node_path = d.paths[n.value];
+  if (f.node(n).is_switch()) return node_path;
+  if (n == d.local_node && port == d.local_port) return node_path;
+  const Port& p = f.node(n).port(port);
+  if (!p.connected()) return std::nullopt;
+  const Node& remote = f.node(p.remote_node);
+  bool via_remote = remote.is_switch() || (p.remote_node == d.local_node && p.remote_port == d.local_port);
+  if (!via_remote) return std::nullopt;
+  const DrPath& remote_path = d.paths[p.remote_node.value];
+  if (remote_path.full()) return std::nullopt;
+  return remote_path.extended(p.remote_port);
+}
+
 }  // namespace ibsm

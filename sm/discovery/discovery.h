@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,15 @@ struct DiscoveryResult {
   uint64_t smps_sent = 0;    // including retries
   uint64_t smps_timed_out = 0;
 };
+
+// The DR path of SMPs meant for port `port` of node `n`. A CA's SMA answers
+// for the port an SMP came in on and takes PortInfo, P_Key and SMInfo traffic
+// only there (IBA 14.2.5.6, 14.2.5.7), so a CA port is reached over its own
+// cable: from the switch at its other end, or as the local port. A switch is
+// reached at its node path (port 0 answers for all its ports). nullopt: the
+// port cannot be reached through itself (a CA port cabled to a CA other than
+// the local one, or a path already 63 hops long).
+std::optional<DrPath> path_into(const DiscoveryResult& d, NodeIndex n, uint8_t port);
 
 // Runs one discovery to completion on `dispatcher` (which must be idle).
 DiscoveryResult discover_fabric(MadDispatcher& dispatcher, const DiscoveryOptions& options = {},

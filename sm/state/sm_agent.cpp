@@ -16,10 +16,10 @@ bool SmAgent::take_sweep_request() {
   return r;
 }
 
-wire::SmInfo SmAgent::my_sm_info() const {
+wire::SmInfo SmAgent::sm_info(bool with_key) const {
   wire::SmInfo info;
   info.guid = identity_.port_guid;
-  info.sm_key = identity_.sm_key;
+  info.sm_key = with_key ? identity_.sm_key : 0;
   // ActCount: management activity, for other SMs' liveness polling (IBA 14.4.1.1).
   info.act_count = static_cast<uint32_t>(dispatcher_.stats().sent);
   info.priority = identity_.priority;
@@ -33,7 +33,41 @@ void SmAgent::respond(const MadPacket& request, const wire::MadBuffer& answer) {
   out.address = request.address;  // back where it came from (the permissive LID for DR)
   Status s = dispatcher_.send_now(out);
   if (!s.ok()) log(log_, LogLevel::warn, Subsystem::state, "cannot answer lid {}: {}", request.address.lid, s.message());
-  ++answered_;
+  ++counters_.answered;
+}
+
+bool SmAgent::authenticated_set(const wire::SmInfo& sender, uint32_t modifier) const {
+  if (sender.sm_key == identity_.sm_key) return true;
+  return sender.sm_key == 0 && modifier == wire::sm_info_control::handover && !followed_master_.is_zero() &&
+         sender.guid == followed_master_;
+}
+
+void SmAgent::on_sm_info_set(const MadPacket& request, const wire::SmInfo& sender, uint32_t modifier) {
+  if (!authenticated_set(sender, modifier)) {
+    // Refused and counted; the answer shows our SMInfo without the key, so
+    // the sender learns our state but nothing it may not know.
+    ++counters_.sm_key_refusals;
+    log(log_, LogLevel::warn, Subsystem::state, "refused SMInfo {} from guid {} (lid {}): wrong SM_Key",
+        wire::sm_control_name(modifier), sender.guid, request.address.lid);
+    wire::MadBuffer answer = wire::make_get_response(request.data, wire::mad_status::invalid_field);
+    wire::encode(sm_info(false), wire::smp_data(answer));
+    respond(request, answer);
+    return;
+  }
+  uint16_t status = wire::mad_status::invalid_field;
+  if (modifier >= wire::sm_info_control::handover && modifier <= wire::sm_info_control::discover && control_) {
+    status = control_(SmControl{modifier, sender, request.address});
+  }
+  if (status == wire::mad_status::ok) {
+    ++counters_.sm_info_sets;
+  } else {
+    ++counters_.invalid_controls;
+    log(log_, LogLevel::info, Subsystem::state, "SMInfo {} from guid {} not valid in state {}",
+        wire::sm_control_name(modifier), sender.guid, wire::sm_state_name(state_));
+  }
+  wire::MadBuffer answer = wire::make_get_response(request.data, status);
+  wire::encode(sm_info(true), wire::smp_data(answer));
+  respond(request, answer);
 }
 
 void SmAgent::on_request(const MadPacket& request) {
@@ -48,7 +82,7 @@ void SmAgent::on_request(const MadPacket& request) {
   const uint16_t attr = smp->attr_id();
   const uint8_t method = smp->method();
   if (method == wire::method::trap) {
-    ++traps_;
+    ++counters_.traps;
     sweep_requested_ = true;
     log(log_, LogLevel::info, Subsystem::state, "trap from lid {}: heavy sweep due", request.address.lid);
     respond(request, wire::make_response(request.data));  // TrapRepress
@@ -59,9 +93,16 @@ void SmAgent::on_request(const MadPacket& request) {
     }
     return;
   }
-  if (attr == wire::smp_attr::sm_info && method == wire::method::get) {
+  if (attr == wire::smp_attr::sm_info && (method == wire::method::get || method == wire::method::set)) {
+    auto sender = wire::decode_sm_info(smp->data());
+    if (!sender.ok()) {
+      respond(request, wire::make_get_response(request.data, wire::mad_status::invalid_field));
+      return;
+    }
+    if (method == wire::method::set) return on_sm_info_set(request, *sender, smp->attr_mod());
+    ++counters_.sm_info_gets;
     wire::MadBuffer answer = wire::make_get_response(request.data);
-    wire::encode(my_sm_info(), wire::smp_data(answer));
+    wire::encode(sm_info(sender->sm_key == identity_.sm_key), wire::smp_data(answer));
     respond(request, answer);
     return;
   }

@@ -1,7 +1,12 @@
-// The SM's own agent: answers what other SMs and tools ask the SM port
-// (SMInfo Get, IBA 14.4), acknowledges traps (TrapRepress, IBA 14.3) and
-// notes that a heavy sweep is due, and answers anything else it does not
+// The SM's own agent on QP0: answers what other SMs and tools ask the SM port
+// (SMInfo Get and Set, IBA 14.4), acknowledges traps (TrapRepress, IBA 14.3)
+// and notes that a heavy sweep is due, and answers anything else it does not
 // serve with an error status instead of silence.
+//
+// SMInfo Set carries the SM control packets (HANDOVER, ACKNOWLEDGE, DISABLE,
+// STANDBY, DISCOVER: IBA 14.4.1). The agent checks the SM_Key and hands an
+// authenticated one to the control handler, which the SubnetManager
+// implements: the agent is the wire, the manager the state machine.
 #pragma once
 
 #include <cstdint>
@@ -18,39 +23,77 @@ namespace ibsm {
 struct SmIdentity {
   Guid port_guid;
   uint64_t sm_key = 0;
-  uint8_t priority = 0;  // 0-15 (OpenSM's -p)
+  uint8_t priority = 0;  // 0-15 (OpenSM's -p), as advertised in SMInfo
+};
+
+// An SMInfo Set that passed the SM_Key check.
+struct SmControl {
+  uint32_t modifier = 0;   // wire::sm_info_control
+  wire::SmInfo sender;     // the SMInfo the sender put in the Set
+  MadAddress from;         // where it came from (the permissive LID for DR)
+};
+
+struct SmAgentCounters {
+  uint64_t traps = 0;             // traps received (each answered with a TrapRepress)
+  uint64_t sm_info_gets = 0;
+  uint64_t sm_info_sets = 0;      // control packets accepted
+  uint64_t sm_key_refusals = 0;   // SMInfo Sets refused for a wrong SM_Key
+  uint64_t invalid_controls = 0;  // unknown modifier, or not valid in our state
+  uint64_t answered = 0;          // every response the agent sent
 };
 
 class SmAgent {
  public:
+  // Returns the status of the answer: ok, or mad_status::invalid_field for a
+  // control that is not valid in the SM's state. It runs before the answer
+  // is sent, so the answer shows the state the control led to (a HANDOVER is
+  // answered by an SM that is MASTER already, IBA 14.4.1.2).
+  using ControlHandler = std::function<uint16_t(const SmControl&)>;
+
   SmAgent(MadDispatcher& dispatcher, SmIdentity identity, LogSink& log = null_log_sink());
 
   void set_state(uint8_t sm_state) { state_ = sm_state; }
   uint8_t state() const { return state_; }
+  void set_priority(uint8_t priority) { identity_.priority = priority; }
+  const SmIdentity& identity() const { return identity_; }
+  // The master this SM polls. OpenSM puts SM_Key 0 in the HANDOVER it sends
+  // to an SM that is not MASTER yet (it "authenticates" only masters), so a
+  // HANDOVER with SM_Key 0 is taken from that master's GUID, and from no one
+  // else: any other Set must carry our SM_Key.
+  void set_followed_master(Guid guid) { followed_master_ = guid; }
+  void set_control_handler(ControlHandler handler) { control_ = std::move(handler); }
+
   // A trap or an SMInfo state change asked for a heavy sweep since the last take.
   bool take_sweep_request();
-  uint64_t traps_received() const { return traps_; }
-  uint64_t requests_answered() const { return answered_; }
+  const SmAgentCounters& counters() const { return counters_; }
+  uint64_t traps_received() const { return counters_.traps; }
+  uint64_t requests_answered() const { return counters_.answered; }
 
   // Called with the Notice of every trap received (after the TrapRepress),
   // so the SA can report it to subscribers as OpenSM does.
   void set_trap_listener(std::function<void(const wire::Notice&)> listener) { trap_listener_ = std::move(listener); }
+
+  // Our SMInfo; the SM_Key only for a requester that knows it (IBA 14.4.1.1:
+  // an unauthenticated requester reads SM_Key 0).
+  wire::SmInfo sm_info(bool with_key) const;
 
   // The dispatcher's request handler (installed by the constructor).
   void on_request(const MadPacket& request);
 
  private:
   void respond(const MadPacket& request, const wire::MadBuffer& answer);
-  wire::SmInfo my_sm_info() const;
+  void on_sm_info_set(const MadPacket& request, const wire::SmInfo& sender, uint32_t modifier);
+  bool authenticated_set(const wire::SmInfo& sender, uint32_t modifier) const;
 
   MadDispatcher& dispatcher_;
   SmIdentity identity_;
   LogSink& log_;
   uint8_t state_ = wire::sm_state::discovering;
+  Guid followed_master_;
   bool sweep_requested_ = false;
+  ControlHandler control_;
   std::function<void(const wire::Notice&)> trap_listener_;
-  uint64_t traps_ = 0;
-  uint64_t answered_ = 0;
+  SmAgentCounters counters_;
 };
 
 }  // namespace ibsm

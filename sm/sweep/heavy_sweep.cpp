@@ -32,6 +32,10 @@ class HeavySweep {
   Result<SweepReport> run() {
     phase("discover", [&] { discover(); });
     if (!report_.discovery.local_node.valid()) return unavailable_error("the local port did not answer NodeInfo");
+    if (config_.after_discovery && !config_.after_discovery(report_.discovery)) {
+      report_.stopped_after_discovery = true;
+      return std::move(report_);
+    }
 
     Status lids;
     phase("assign lids", [&] { lids = assign(); });
@@ -41,6 +45,7 @@ class HeavySweep {
     phase("route", [&] { routed = route(); });
     IBSM_RETURN_IF_ERROR(routed);
 
+    phase("read switches", [&] { read_unknown_switches(); });
     phase("program switches", [&] { program_switches(); });
     phase("program ports", [&] { program_ports(); });
     phase("arm ports", [&] { change_states(PortState::init, PortState::armed); });
@@ -104,6 +109,37 @@ class HeavySweep {
     return {};
   }
 
+  // A switch the SM has no memory of (it took over from another SM, or runs
+  // without its cache) may hold tables already: its blocks up to its
+  // LinearFDBTop are read, so only what differs is set. A takeover on an
+  // unchanged fabric then sets no LFT block at all. A fresh switch (top 0)
+  // costs nothing here.
+  void read_unknown_switches() {
+    const Fabric& f = found();
+    for (uint32_t i = 0; i < f.node_count(); ++i) {
+      const Node& node = f.node(NodeIndex{i});
+      if (!node.is_switch()) continue;
+      const wire::SwitchInfo& si = report_.discovery.switch_info[i];
+      SwitchMemory& mem = state_.switches[node.node_guid];
+      const Lid lid = node.port(0).base_lid;
+      if (si.linear_fdb_top == 0 || (!mem.lft.empty() && mem.lid == lid)) continue;
+      mem = SwitchMemory{lid, si.linear_fdb_top, std::vector<uint8_t>(size_t{si.linear_fdb_top} + 1, kNoRoute)};
+      const size_t blocks = size_t{si.linear_fdb_top} / kLftBlock + 1;
+      for (size_t b = 0; b < blocks; ++b) {
+        ++report_.lft_blocks_read;
+        smp_.get(report_.discovery.paths[i], wire::smp_attr::linear_forwarding_table, static_cast<uint32_t>(b),
+                 fmt::format("LFT block {} get on switch {}", b, node.node_guid),
+                 [&mem, b](std::span<const uint8_t> data) {
+                   auto block = wire::decode_linear_forwarding_table(data);
+                   if (!block.ok()) return;
+                   for (size_t k = 0; k < kLftBlock && b * kLftBlock + k < mem.lft.size(); ++k)
+                     mem.lft[b * kLftBlock + k] = block->ports[k];
+                 });
+      }
+    }
+    smp_.run();
+  }
+
   // SwitchInfo (LinearFDBTop, LifeTimeValue, clearing PortStateChange) and
   // the LFT blocks that differ from what the switch holds.
   void program_switches() {
@@ -158,27 +194,7 @@ class HeavySweep {
     smp_.run();
   }
 
-  // The DR path of the SMPs that configure port `port` of node `n`. A CA's
-  // SMA answers for the port an SMP came in on and takes PortInfo and P_Key
-  // Sets only there (IBA 14.2.5.6, 14.2.5.7), so a CA port is reached over
-  // its own cable: from the switch at its other end, or as the SM's own port.
-  // nullopt: the port cannot be reached through itself (a CA port cabled to
-  // a CA other than the SM's).
-  std::optional<DrPath> path_into(NodeIndex n, uint8_t port) const {
-    const Fabric& f = found();
-    const DrPath& node_path = report_.discovery.paths[n.value];
-    if (f.node(n).is_switch()) return node_path;
-    if (n == report_.discovery.local_node && port == report_.discovery.local_port) return node_path;
-    const Port& p = f.node(n).port(port);
-    if (!p.connected()) return std::nullopt;
-    const Node& remote = f.node(p.remote_node);
-    bool via_remote = remote.is_switch() || (p.remote_node == report_.discovery.local_node &&
-                                             p.remote_port == report_.discovery.local_port);
-    if (!via_remote) return std::nullopt;
-    const DrPath& remote_path = report_.discovery.paths[p.remote_node.value];
-    if (remote_path.full()) return std::nullopt;
-    return remote_path.extended(p.remote_port);
-  }
+  std::optional<DrPath> path_into(NodeIndex n, uint8_t port) const { return ibsm::path_into(report_.discovery, n, port); }
 
   std::optional<PeerCaps> peer_of(NodeIndex n, uint8_t port) const {
     const Port& p = found().node(n).port(port);

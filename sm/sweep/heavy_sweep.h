@@ -39,6 +39,10 @@ struct SweepConfig {
   SubnetSettings subnet;       // sm_lid is filled in by the sweep
   uint8_t switch_life_time = 0x12;  // SwitchInfo:LifeTimeValue (OpenSM's packet_life_time)
   RouteFunction route;         // required
+  // Runs after discovery, before anything is written: the SM's election
+  // (sm/manager). false stops the sweep there, because this SM is not the
+  // one to configure the subnet (another SM is master or outranks it).
+  std::function<bool(const DiscoveryResult&)> after_discovery;
 };
 
 struct PhaseReport {
@@ -49,6 +53,7 @@ struct PhaseReport {
 
 struct SweepReport {
   bool subnet_up = false;
+  bool stopped_after_discovery = false;  // after_discovery said no: nothing was written
   std::vector<PhaseReport> phases;
   DiscoveryResult discovery;   // the fabric as found
   Fabric configured;           // the fabric with its new LIDs and port states
@@ -56,6 +61,7 @@ struct SweepReport {
   SweepRoutes routes;
   Lid sm_lid;
   uint64_t lft_blocks_sent = 0;
+  uint64_t lft_blocks_read = 0;   // blocks of switches the SM had no memory of (a takeover)
   uint64_t port_info_sets = 0;
   uint64_t switch_info_sets = 0;
   uint64_t pkey_sets = 0;

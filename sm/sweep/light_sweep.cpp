@@ -66,14 +66,26 @@ class LightSweep {
     const Port& want = node.port(p);
     std::string what = node.is_switch() ? fmt::format("switch {}", node.node_guid)
                                         : fmt::format("ca {} port {}", node.node_guid, p);
-    smp_.get(path, wire::smp_attr::port_info, p, what, [this, what, want, p](std::span<const uint8_t> data) {
+    const bool was_sm = was_sm_port(node, p);
+    smp_.get(path, wire::smp_attr::port_info, p, what, [this, what, want, p, was_sm](std::span<const uint8_t> data) {
       auto pi = wire::decode_port_info(data);
       if (!pi.ok()) return changed(what + ": unreadable PortInfo");
+      // An SM started or stopped there: the election must look again (trap
+      // 144 says so too, but a trap can be lost).
+      const bool is_sm = (pi->capability_mask & wire::port_cap::is_sm) != 0;
+      if (is_sm != was_sm) return changed(fmt::format("{}: an sm {}", what, is_sm ? "started" : "stopped"));
       if (pi->lid != want.base_lid || pi->lmc != want.lmc)
         return changed(fmt::format("{}: lid {} lmc {} (was {} lmc {})", what, pi->lid, pi->lmc, want.base_lid, want.lmc));
       if (p != 0 && pi->port_state != want.state)
         changed(fmt::format("{}: {} (was {})", what, port_state_name(pi->port_state), port_state_name(want.state)));
     });
+  }
+
+  bool was_sm_port(const Node& node, uint8_t p) const {
+    const auto i = last_.configured.find_by_node_guid(node.node_guid);
+    if (!i || i->value >= last_.discovery.port_info.size()) return false;
+    const auto& ports = last_.discovery.port_info[i->value];
+    return p < ports.size() && (ports[p].capability_mask & wire::port_cap::is_sm) != 0;
   }
 
   MadDispatcher& d_;

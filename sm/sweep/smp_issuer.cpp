@@ -14,7 +14,7 @@ void SmpIssuer::send(uint8_t method, const DrPath& path, uint16_t attr_id, uint3
     if (!smp.ok()) return on_failure_(what, path, "unreadable response: " + smp.status().message());
     if (smp->status() != 0) return on_failure_(what, path, fmt::format("status 0x{:04x}", smp->status()));
     if (ok) ok(smp->data());
-  });
+  }, options_);
 }
 
 }  // namespace ibsm

@@ -25,6 +25,9 @@ class SmpIssuer {
 
   SmpIssuer(MadDispatcher& d, OnFailure on_failure) : d_(d), on_failure_(std::move(on_failure)) {}
 
+  // Attempts and timeout for the SMPs sent from now on (the dispatcher's by default).
+  void set_request_options(RequestOptions options) { options_ = options; }
+
   template <typename Attr>
   void set(const DrPath& path, uint16_t attr_id, uint32_t mod, const Attr& value, std::string what, OnData ok = {}) {
     std::array<uint8_t, wire::smp_data_size> payload{};
@@ -33,6 +36,11 @@ class SmpIssuer {
   }
   void get(const DrPath& path, uint16_t attr_id, uint32_t mod, std::string what, OnData ok) {
     send(wire::method::get, path, attr_id, mod, {}, std::move(what), std::move(ok));
+  }
+  // A Get whose data carries `payload` (an SMInfo Get carries the requester's SMInfo).
+  void get(const DrPath& path, uint16_t attr_id, uint32_t mod, std::span<const uint8_t> payload, std::string what,
+           OnData ok) {
+    send(wire::method::get, path, attr_id, mod, payload, std::move(what), std::move(ok));
   }
   // Waits until every SMP sent is answered or has failed.
   void run() { d_.run_until_idle(); }
@@ -43,6 +51,7 @@ class SmpIssuer {
 
   MadDispatcher& d_;
   OnFailure on_failure_;
+  RequestOptions options_;
 };
 
 }  // namespace ibsm

@@ -128,7 +128,12 @@ int main(int argc, char** argv) {
 
   UmadOptions options;
   if (subscriber) {
-    options.serve_classes = {wire::mgmt_class::subn_adm};
+    // Opening issm makes the port claim IsSM, so the master reads its SMInfo
+    // when it elects (as OpenSM does too). umad2sim crashes a client that
+    // gets a MAD of a class it has no agent for: take the SMP classes too,
+    // and leave their requests unanswered (no SM here: the master times out).
+    options.serve_classes = {wire::mgmt_class::subn_adm, wire::mgmt_class::subn_lid_routed,
+                             wire::mgmt_class::subn_directed_route};
     options.set_issm = true;
   }
   auto port = UmadTransport::open(options);

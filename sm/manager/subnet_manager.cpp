@@ -1,0 +1,503 @@
+#include "sm/manager/subnet_manager.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "mad/wire/constants.h"
+#include "mad/wire/smp.h"
+#include "sa/client.h"
+#include "sa/snapshot.h"
+#include "sm/manager/remote_sms.h"
+#include "sm/sweep/light_sweep.h"
+#include "sm/sweep/routing_step.h"
+
+namespace ibsm {
+namespace {
+
+namespace st = wire::sm_state;
+constexpr Micros kSecond = 1'000'000;
+
+DispatcherOptions dispatcher_options(const SmConfig& c) {
+  DispatcherOptions d;
+  d.window = static_cast<int>(c.max_wire_smps);
+  d.timeout = Micros{c.transaction_timeout} * 1000;
+  d.retries = static_cast<int>(c.transaction_retries);
+  return d;
+}
+
+sa::SaAgentOptions sa_options(const SmConfig& c) {
+  sa::SaAgentOptions o;
+  o.sm_key = c.sm_key;
+  return o;
+}
+
+sa::SaMirrorOptions mirror_options(const SmConfig& c) {
+  sa::SaMirrorOptions o;
+  o.sm_key = c.sm_key;
+  return o;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SubnetManager>> SubnetManager::create(Transport& port, const Clock& clock,
+                                                             const SmConfig& config, routing::EngineSettings engines,
+                                                             SweepState state, LogSink& log) {
+  auto route = make_route_function(config.routing_engine, log, engines);
+  if (!route.ok()) return route.status();
+  return std::unique_ptr<SubnetManager>(
+      new SubnetManager(port, clock, config, std::move(engines), std::move(state), log, std::move(*route)));
+}
+
+SubnetManager::SubnetManager(Transport& port, const Clock& clock, const SmConfig& config,
+                             routing::EngineSettings engines, SweepState state, LogSink& log, RouteFunction route)
+    : port_(port),
+      clock_(clock),
+      config_(config),
+      engines_(std::move(engines)),
+      log_(log),
+      route_(std::move(route)),
+      dispatcher_(port, clock, dispatcher_options(config), log),
+      agent_(dispatcher_, {port.local_port().port_guid, config.sm_key, config.sm_priority}, log),
+      sa_([this](const MadPacket& p) { (void)dispatcher_.send_now(p); }, sa_options(config), log),
+      mirror_([this](const MadPacket& p) { (void)dispatcher_.send_now(p); }, mirror_options(config), log),
+      sweep_state_(std::move(state)) {
+  // Every SA-class MAD: the mirror's answers first, then the SA itself. The
+  // SA answers whatever the SM is doing, from the last published snapshot.
+  dispatcher_.set_class_handler(wire::mgmt_class::subn_adm, [this](const MadPacket& p) { on_sa_mad(p); });
+  agent_.set_trap_listener([this](const wire::Notice& n) { sa_.publish(n, clock_.now()); });
+  agent_.set_control_handler([this](const SmControl& c) { return on_control(c); });
+  agent_.set_state(state_);
+  ibsm::log(log_, LogLevel::info, Subsystem::state, "Entering DISCOVERING state");
+}
+
+SubnetManager::~SubnetManager() = default;
+
+Micros SubnetManager::interval() const { return Micros{config_.sweep_interval} * kSecond; }
+Micros SubnetManager::poll_interval() const { return Micros{config_.sminfo_polling_timeout} * 1000; }
+
+uint8_t SubnetManager::advertised_priority() const {
+  if (state_ == st::master) return std::max(config_.sm_priority, config_.elevated_priority);
+  return config_.sm_priority;
+}
+
+void SubnetManager::enter(uint8_t to, const char* why) {
+  if (to == state_) return;
+  const uint8_t from = state_;
+  state_ = to;
+  agent_.set_state(to);
+  agent_.set_priority(advertised_priority());
+  ++counters_.state_changes;
+  // OpenSM's wording, so operators' log watchers find it.
+  log(log_, LogLevel::info, Subsystem::state, "Entering {} state ({})", wire::sm_state_name(to), why);
+  if (to != st::standby) {
+    master_.reset();
+    agent_.set_followed_master(Guid{});
+  }
+  if (to == st::standby || to == st::not_active) {
+    // Clients ask the SA at the master's LID; a standby's SA is BUSY.
+    sa_.set_snapshot(nullptr, clock_.now());
+    handover_to_.reset();
+  }
+  if (on_state_) on_state_(from, to);
+}
+
+void SubnetManager::follow(const RemoteSm& master) {
+  enter(st::standby, "another sm is master or outranks this one");
+  master_ = master;
+  agent_.set_followed_master(master.port_guid);
+  poll_failures_ = 0;
+  poll_in_flight_ = false;
+  next_poll_ = clock_.now();
+  log(log_, LogLevel::info, Subsystem::state, "following the sm at port {} (lid {}, priority {}, {})", master.port_guid,
+      master.lid, master.info.priority, wire::sm_state_name(master.info.sm_state));
+}
+
+std::optional<RemoteSm> SubnetManager::known_sm(Guid guid) const {
+  if (master_ && master_->port_guid == guid) return master_;
+  for (const RemoteSm& r : others_)
+    if (r.port_guid == guid) return r;
+  return std::nullopt;
+}
+
+SweepConfig SubnetManager::sweep_config() const {
+  SweepConfig s;
+  s.lids.lmc = config_.lmc;
+  s.lids.lmc_esp0 = config_.lmc_esp0;
+  s.lids.reassign_all = config_.reassign_lids && sweep_state_.heavy_sweeps == 0;
+  s.subnet.subnet_prefix = config_.subnet_prefix;
+  s.subnet.subnet_timeout = config_.subnet_timeout;
+  s.subnet.max_op_vls = config_.max_op_vls;
+  s.subnet.head_of_queue_life = config_.head_of_queue_lifetime;
+  s.switch_life_time = config_.packet_life_time;
+  s.route = route_;
+  return s;
+}
+
+void SubnetManager::poll(Micros now) {
+  dispatcher_.poll();
+  sa_.poll(now);
+  mirror_.poll(now);
+  const bool trapped = agent_.take_sweep_request();
+  switch (state_) {
+    case st::discovering:
+      if (now >= retry_at_) run_heavy_sweep();
+      break;
+    case st::master:
+      if (trapped) heavy_due_ = true;
+      if (handover_to_) {
+        if (now < handover_deadline_) break;
+        ++counters_.handover_timeouts;
+        log(log_, LogLevel::warn, Subsystem::state, "no ACKNOWLEDGE from port {}: staying master",
+            handover_to_->port_guid);
+        handover_to_.reset();
+        heavy_due_ = true;
+      }
+      if (heavy_due_ && now >= retry_at_) {
+        run_heavy_sweep();
+      } else if (!heavy_due_ && config_.sweep_interval > 0 && now >= next_light_) {
+        run_light_sweep();
+      }
+      break;
+    case st::standby:
+      poll_master(now);
+      break;
+    default:  // NOT ACTIVE: only a control packet moves it
+      break;
+  }
+}
+
+void SubnetManager::serve_arrivals() {
+  const Micros now = clock_.now();
+  dispatcher_.poll();
+  sa_.poll(now);
+  mirror_.poll(now);
+}
+
+Micros SubnetManager::next_deadline() const {
+  const Micros now = clock_.now();
+  Micros t = now + kSecond;
+  auto soonest = [&t](std::optional<Micros> d) {
+    if (d) t = std::min(t, *d);
+  };
+  soonest(dispatcher_.next_timer());
+  soonest(sa_.next_deadline());
+  soonest(mirror_.next_deadline());
+  switch (state_) {
+    case st::discovering:
+      soonest(retry_at_);
+      break;
+    case st::master:
+      if (handover_to_) {
+        soonest(handover_deadline_);
+      } else if (heavy_due_) {
+        soonest(std::max(retry_at_, now));
+      } else if (config_.sweep_interval > 0) {
+        soonest(next_light_);
+      }
+      break;
+    case st::standby:
+      if (!poll_in_flight_) soonest(next_poll_);
+      break;
+    default:
+      break;
+  }
+  return std::max(t, now);
+}
+
+void SubnetManager::run_heavy_sweep() {
+  heavy_due_ = false;
+  SweepConfig sc = sweep_config();
+  sc.after_discovery = [this](const DiscoveryResult& d) { return elect(d); };
+  const Micros t0 = clock_.now();
+  in_sweep_ = true;
+  auto report = heavy_sweep(dispatcher_, clock_, sweep_state_, sc, log_);
+  in_sweep_ = false;
+  const Micros now = clock_.now();
+  if (!report.ok()) {
+    last_error_ = report.status().message();
+    log(log_, LogLevel::error, Subsystem::sweep, "heavy sweep failed: {}", last_error_);
+    up_ = false;
+    heavy_due_ = true;
+    retry_at_ = now + kSecond;  // a subnet that cannot come up is retried every second
+    return;
+  }
+  last_error_.clear();
+  if (report->stopped_after_discovery) {
+    ++counters_.discovery_sweeps;
+    // Still DISCOVERING (a control packet came mid-sweep, or the election
+    // could not settle): look again in a second.
+    if (state_ == st::discovering) retry_at_ = now + kSecond;
+    return;
+  }
+  ++counters_.heavy_sweeps;
+  up_ = report->subnet_up;
+  if (up_) {
+    log(log_, LogLevel::info, Subsystem::sweep, "SUBNET UP: {} nodes, {} mads in {:.3f} s",
+        report->configured.node_count(), report->total_mads(), static_cast<double>(now - t0) / 1e6);
+  } else {
+    log(log_, LogLevel::error, Subsystem::sweep, "subnet not up: {} problems", report->problems.size());
+    heavy_due_ = true;
+    retry_at_ = now + kSecond;
+  }
+  publish_to_sa(*report, now);
+  last_ = std::move(*report);
+  next_light_ = now + interval();
+  if (on_sweep_) on_sweep_(*last_, now - t0);
+}
+
+bool SubnetManager::elect(const DiscoveryResult& discovery) {
+  // A control packet may have arrived during discovery (DISABLE, say).
+  if (state_ != st::discovering && state_ != st::master) return false;
+  wire::SmInfo self = agent_.sm_info(true);
+  sm_ports_ = sm_ports(discovery, self.guid);
+  others_ = read_sm_infos(dispatcher_, sm_ports_, self, presumed_dead_, log_);
+  presumed_dead_ = Guid{};
+  if (state_ == st::discovering) {
+    Election e = elect_while_discovering(self, others_);
+    if (e.verdict == Verdict::follow) {
+      follow(*e.peer);
+      return false;
+    }
+    enter(st::master, others_.empty() ? "no other sm" : "no sm outranks this one");
+    // A takeover: what the standby mirrored of the old master's SA is served
+    // from now on (services, subscriptions), so no client re-registers.
+    (void)mirror_.apply_to(sa_, clock_.now());
+    return true;
+  }
+  Election e = elect_while_master(agent_.sm_info(true), others_);
+  if (e.verdict == Verdict::hand_over) {
+    hand_over(*e.peer);
+    return false;
+  }
+  return true;
+}
+
+void SubnetManager::run_light_sweep() {
+  if (!last_) {
+    heavy_due_ = true;
+    return;
+  }
+  ++counters_.light_sweeps;
+  LightSweepResult r = light_sweep(dispatcher_, *last_, log_);
+  if (!r.changed && !sm_ports_.empty()) {
+    // A standby's priority may have changed (an operator's SIGHUP), or an SM
+    // that did not answer at the heavy sweep (a master whose link flapped)
+    // answers now: OpenSM, too, reads the other SMs' SMInfo in its light sweep.
+    std::vector<RemoteSm> now_known = read_sm_infos(dispatcher_, sm_ports_, agent_.sm_info(true), {}, log_);
+    Election e = elect_while_master(agent_.sm_info(true), now_known);
+    if (e.verdict == Verdict::hand_over) {
+      log(log_, LogLevel::info, Subsystem::state, "the sm at port {} outranks this one now", e.peer->port_guid);
+      r.changed = true;
+    }
+    if (now_known.size() != others_.size()) r.changed = true;  // one stopped or started answering: look again
+  }
+  if (r.changed) {
+    heavy_due_ = true;
+  } else {
+    next_light_ = clock_.now() + interval();
+  }
+}
+
+void SubnetManager::poll_master(Micros now) {
+  if (!master_) {
+    enter(st::discovering, "no master to follow");
+    heavy_due_ = true;
+    return;
+  }
+  if (poll_in_flight_ || now < next_poll_) return;
+  std::array<uint8_t, wire::smp_data_size> payload{};
+  wire::encode(agent_.sm_info(true), payload);
+  MadPacket p;
+  p.data = wire::build_dr_smp(wire::method::get, wire::smp_attr::sm_info, 0, 0, master_->path, payload);
+  // One attempt per poll: polling_retry_number counts the misses, and a
+  // dispatcher retry would only hide one.
+  RequestOptions once;
+  once.retries = 0;
+  once.timeout = std::min<Micros>(poll_interval(), Micros{config_.transaction_timeout} * 1000);
+  poll_in_flight_ = true;
+  ++counters_.polls_sent;
+  next_poll_ = now + poll_interval();
+  dispatcher_.submit(p, [this](Result<MadPacket> r) { on_poll_answer(std::move(r)); }, once);
+}
+
+void SubnetManager::on_poll_answer(Result<MadPacket> answer) {
+  poll_in_flight_ = false;
+  if (state_ != st::standby || !master_) return;
+  std::string why;
+  if (!answer.ok()) {
+    why = answer.status().message();
+  } else if (auto smp = wire::parse_smp(answer->data); !smp.ok() || smp->status() != 0) {
+    why = smp.ok() ? fmt::format("status 0x{:04x}", smp->status()) : smp.status().message();
+  } else if (auto info = wire::decode_sm_info(smp->data()); !info.ok()) {
+    why = "unreadable SMInfo";
+  } else if (info->sm_state != st::master) {
+    why = fmt::format("it is {}", wire::sm_state_name(info->sm_state));
+  } else {
+    poll_failures_ = 0;
+    master_->info = *info;
+    // Each answered poll also refreshes the mirror of the master's SA.
+    if (!mirror_.busy()) mirror_.start(sa::sa_address(master_->lid), clock_.now());
+    return;
+  }
+  ++counters_.polls_failed;
+  ++poll_failures_;
+  log(log_, LogLevel::info, Subsystem::state, "master at port {} (lid {}): poll {} of {} failed: {}",
+      master_->port_guid, master_->lid, poll_failures_, config_.polling_retry_number, why);
+  if (poll_failures_ < config_.polling_retry_number) return;
+  log(log_, LogLevel::warn, Subsystem::state, "the master at port {} (lid {}) stopped answering: taking over",
+      master_->port_guid, master_->lid);
+  ++counters_.takeovers;
+  presumed_dead_ = master_->port_guid;
+  enter(st::discovering, "the master stopped answering");
+  heavy_due_ = true;
+  retry_at_ = 0;
+}
+
+void SubnetManager::hand_over(const RemoteSm& to) {
+  ++counters_.handovers_sent;
+  handover_to_ = to;
+  handover_deadline_ = clock_.now() + std::max(2 * poll_interval(), kSecond);
+  log(log_, LogLevel::info, Subsystem::state, "handing over to the sm at port {} (lid {}, priority {}, {})",
+      to.port_guid, to.lid, to.info.priority, wire::sm_state_name(to.info.sm_state));
+  std::array<uint8_t, wire::smp_data_size> payload{};
+  wire::encode(agent_.sm_info(true), payload);
+  MadPacket p;
+  p.data = wire::build_dr_smp(wire::method::set, wire::smp_attr::sm_info, wire::sm_info_control::handover, 0, to.path,
+                              payload);
+  dispatcher_.submit(p, [this, guid = to.port_guid](Result<MadPacket> r) {
+    std::string why;
+    if (!r.ok()) {
+      why = r.status().message();
+    } else if (auto smp = wire::parse_smp(r->data); !smp.ok() || smp->status() != 0) {
+      why = smp.ok() ? fmt::format("status 0x{:04x}", smp->status()) : smp.status().message();
+    }
+    if (why.empty() || !handover_to_ || handover_to_->port_guid != guid) return;  // now wait for the ACKNOWLEDGE
+    log(log_, LogLevel::warn, Subsystem::state, "HANDOVER to port {} not taken ({}): staying master", guid, why);
+    handover_to_.reset();
+    heavy_due_ = true;
+  });
+}
+
+void SubnetManager::send_acknowledge(const RemoteSm& to) {
+  std::array<uint8_t, wire::smp_data_size> payload{};
+  wire::encode(agent_.sm_info(true), payload);
+  MadPacket p;
+  p.data = wire::build_dr_smp(wire::method::set, wire::smp_attr::sm_info, wire::sm_info_control::acknowledge, 0,
+                              to.path, payload);
+  dispatcher_.submit(p, [this, guid = to.port_guid](Result<MadPacket> r) {
+    if (!r.ok()) log(log_, LogLevel::warn, Subsystem::state, "ACKNOWLEDGE to port {}: {}", guid, r.status().message());
+  });
+}
+
+uint16_t SubnetManager::on_control(const SmControl& c) {
+  namespace ctl = wire::sm_info_control;
+  const uint16_t ok = wire::mad_status::ok;
+  const uint16_t invalid = wire::mad_status::invalid_field;
+  switch (c.modifier) {
+    case ctl::handover: {
+      if (state_ == st::not_active) return invalid;
+      ++counters_.handovers_received;
+      std::optional<RemoteSm> from = known_sm(c.sender.guid);
+      if (state_ != st::master) {
+        enter(st::master, "HANDOVER received");
+        (void)mirror_.apply_to(sa_, clock_.now());
+      }
+      heavy_due_ = true;
+      retry_at_ = 0;
+      // The answer (sent when this returns) goes first; the ACKNOWLEDGE is
+      // queued behind it (IBA 14.4.1.2: the new master acknowledges).
+      if (from) {
+        send_acknowledge(*from);
+      } else {
+        log(log_, LogLevel::warn, Subsystem::state, "HANDOVER from unknown port {}: no path for the ACKNOWLEDGE",
+            c.sender.guid);
+      }
+      return ok;
+    }
+    case ctl::acknowledge:
+      if (state_ != st::master || !handover_to_ || handover_to_->port_guid != c.sender.guid) return invalid;
+      ++counters_.acknowledges_received;
+      {
+        RemoteSm to = *handover_to_;
+        handover_to_.reset();
+        to.info = c.sender;
+        follow(to);
+      }
+      return ok;
+    case ctl::disable:
+      if (state_ == st::master) return invalid;
+      enter(st::not_active, "DISABLE received");
+      return ok;
+    case ctl::standby:
+      if (state_ != st::not_active) return invalid;
+      // Back in the game: discovery finds the master to follow.
+      enter(st::discovering, "STANDBY received");
+      heavy_due_ = true;
+      retry_at_ = 0;
+      return ok;
+    case ctl::discover:
+      if (state_ != st::standby && state_ != st::not_active) return invalid;
+      enter(st::discovering, "DISCOVER received");
+      heavy_due_ = true;
+      retry_at_ = 0;
+      return ok;
+    default:
+      return invalid;
+  }
+}
+
+void SubnetManager::on_sa_mad(const MadPacket& p) {
+  const Micros now = clock_.now();
+  if (mirror_.handle(p, now)) return;
+  sa_.handle(p, now);
+}
+
+// The SA answers from the subnet this sweep left programmed: the snapshot is
+// swapped only now, after the switches carry the new tables, so between
+// routing and programming the old paths are still the ones served.
+void SubnetManager::publish_to_sa(const SweepReport& report, Micros now) {
+  sa::SaSnapshotOptions o;
+  SweepConfig sc = sweep_config();
+  o.subnet = sc.subnet;
+  o.switch_life_time = sc.switch_life_time;
+  o.sm_key = config_.sm_key;
+  o.sm_priority = advertised_priority();
+  o.sm_state = st::master;
+  o.sm_act_count = static_cast<uint32_t>(dispatcher_.stats().sent);
+  o.generation = ++generation_;
+  auto snapshot = sa::build_sa_snapshot(report, o);
+  if (!snapshot.ok()) {
+    log(log_, LogLevel::error, Subsystem::sa, "SA keeps the previous subnet: {}", snapshot.status().message());
+    return;
+  }
+  sa_.set_snapshot(std::make_shared<const sa::SaSnapshot>(std::move(*snapshot)), now);
+}
+
+void SubnetManager::reconfigure(const SmConfig& config) {
+  bool route_ok = true;
+  if (config.routing_engine != config_.routing_engine) {
+    auto route = make_route_function(config.routing_engine, log_, engines_);
+    route_ok = route.ok();
+    if (!route.ok()) {
+      log(log_, LogLevel::error, Subsystem::routing, "keeping routing {}: {}", config_.routing_engine,
+          route.status().message());
+    } else {
+      route_ = std::move(*route);
+    }
+  }
+  // Only what may change at run time (the config table's hot-reload keys);
+  // a routing chain that does not build leaves the old one.
+  SmConfig next = config_;
+  for (const ConfigKey& k : config_keys())
+    if (k.hot_reload) (void)k.set(next, k.get(config));
+  if (!route_ok) next.routing_engine = config_.routing_engine;
+  config_ = next;
+  agent_.set_priority(advertised_priority());
+  dispatcher_.set_options(dispatcher_options(config_));
+  heavy_due_ = true;
+  log(log_, LogLevel::info, Subsystem::state, "configuration reloaded: priority {}, sweep interval {} s",
+      config_.sm_priority, config_.sweep_interval);
+}
+
+}  // namespace ibsm

@@ -1,0 +1,177 @@
+// The SubnetManager: the whole SM as the core knows it (DESIGN.md layer 7).
+// It owns the MAD dispatcher on the SM's port, the SM agent (SMInfo, traps),
+// the SA agent and the standby's mirror of the master's SA, and runs the SM
+// state machine of IBA 14.4.1 (NOT ACTIVE, DISCOVERING, STANDBY, MASTER):
+// election after discovery, the standby's polling of the master, takeover,
+// handover by HANDOVER and ACKNOWLEDGE, the master's light, heavy and
+// trap-driven sweeps, and publishing each configured subnet to the SA.
+//
+// Driven from outside: poll(now) does what is due, next_deadline() says when
+// it next has something to do. No threads, files or wall clock: the daemon
+// (tools/cmd_run.cpp) calls it over UmadTransport and a steady clock; tests
+// and `ibsm run --sim` call it over SimFabric in virtual time, several SMs
+// on one fabric.
+//
+// A heavy sweep runs to completion inside poll() (its phases wait for their
+// answers on the dispatcher), as OpenSM's sweep blocks its state manager.
+// What arrives meanwhile is still answered: the dispatcher hands SMInfo and
+// SA requests to their agents from within the sweep's waits. Control packets
+// that arrive during a sweep change the state at once; the sweep's own
+// election reads the state when discovery is done.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "mad/base/clock.h"
+#include "mad/base/log.h"
+#include "mad/dispatcher.h"
+#include "mad/transport.h"
+#include "routing/registry.h"
+#include "sa/agent.h"
+#include "sa/mirror.h"
+#include "sm/config/sm_config.h"
+#include "sm/manager/election.h"
+#include "sm/state/sm_agent.h"
+#include "sm/sweep/heavy_sweep.h"
+#include "sm/sweep/sweep_state.h"
+
+namespace ibsm {
+
+struct ManagerCounters {
+  uint64_t heavy_sweeps = 0;        // sweeps that configured the subnet
+  uint64_t discovery_sweeps = 0;    // sweeps that stopped after discovery (not master)
+  uint64_t light_sweeps = 0;
+  uint64_t polls_sent = 0;          // the standby's SMInfo polls of the master
+  uint64_t polls_failed = 0;        // unanswered, or answered by an SM no longer MASTER
+  uint64_t takeovers = 0;           // standby -> master because the master stopped answering
+  uint64_t handovers_sent = 0;      // HANDOVERs this SM sent (as the master yielding)
+  uint64_t handovers_received = 0;  // HANDOVERs accepted (mastership received)
+  uint64_t acknowledges_received = 0;
+  uint64_t handover_timeouts = 0;   // a HANDOVER that got no ACKNOWLEDGE in time
+  uint64_t state_changes = 0;
+};
+
+// What the edge learns after each sweep that configured the subnet: it saves
+// the cache and the dump files, prints a summary.
+using SweepListener = std::function<void(const SweepReport& report, Micros elapsed)>;
+using StateListener = std::function<void(uint8_t from, uint8_t to)>;
+
+class SubnetManager {
+ public:
+  // `state` is what the edge loaded from its cache (guid2lid, switch tables).
+  // The routing chain is checked at once: create() fails for a bad one.
+  static Result<std::unique_ptr<SubnetManager>> create(Transport& port, const Clock& clock, const SmConfig& config,
+                                                       routing::EngineSettings engines, SweepState state,
+                                                       LogSink& log);
+  ~SubnetManager();
+  SubnetManager(const SubnetManager&) = delete;
+  SubnetManager& operator=(const SubnetManager&) = delete;
+
+  // Does whatever is due at `now`: received MADs, the SA's timers, and by
+  // state: DISCOVERING sweeps; MASTER light-sweeps every sweep_interval and
+  // heavy-sweeps on a change, a trap or request; STANDBY polls the master
+  // and mirrors its SA; NOT ACTIVE waits to be told.
+  void poll(Micros now);
+  // When poll() next has work (a timer); the edge may sleep until then or
+  // until a MAD arrives.
+  Micros next_deadline() const;
+
+  // SIGHUP: a heavy sweep as soon as this SM is master, and the hot-reloadable
+  // settings of `config` (sm_priority among them) from now on.
+  void request_heavy_sweep() { heavy_due_ = true; }
+  void reconfigure(const SmConfig& config);
+
+  uint8_t state() const { return state_; }
+  bool is_master() const { return state_ == wire::sm_state::master; }
+  // The master this SM follows while STANDBY (or hands over to).
+  const std::optional<RemoteSm>& master() const { return master_; }
+  const std::vector<RemoteSm>& other_sms() const { return others_; }
+  // The last sweep that configured the subnet (MASTER), if any.
+  const SweepReport* last_sweep() const { return last_ ? &*last_ : nullptr; }
+  // Whether the last heavy sweep brought the subnet up.
+  bool subnet_up() const { return up_; }
+  const SweepState& sweep_state() const { return sweep_state_; }
+  const ManagerCounters& counters() const { return counters_; }
+  MadDispatcher& dispatcher() { return dispatcher_; }
+  const MadDispatcher& dispatcher() const { return dispatcher_; }
+  const SmAgent& sm_agent() const { return agent_; }
+  sa::SaAgent& sa() { return sa_; }
+  const sa::SaMirror& mirror() const { return mirror_; }
+  // The advertised SMInfo (priority elevated when master and configured so).
+  wire::SmInfo sm_info() const { return agent_.sm_info(true); }
+
+  void set_sweep_listener(SweepListener l) { on_sweep_ = std::move(l); }
+  void set_state_listener(StateListener l) { on_state_ = std::move(l); }
+  // The failure of the last heavy sweep, when it could not run at all (the
+  // local port did not answer, no engine routed); empty otherwise.
+  const std::string& last_error() const { return last_error_; }
+
+  // The cooperative service for SimFabric (SimPort::set_service): answer
+  // what has arrived without starting anything, so another SM's blocking
+  // sweep on the same simulated fabric gets its answers.
+  void serve_arrivals();
+
+ private:
+  SubnetManager(Transport& port, const Clock& clock, const SmConfig& config, routing::EngineSettings engines,
+                SweepState state, LogSink& log, RouteFunction route);
+
+  void enter(uint8_t state, const char* why);
+  void run_heavy_sweep();
+  bool elect(const DiscoveryResult& discovery);
+  void run_light_sweep();
+  void poll_master(Micros now);
+  void on_poll_answer(Result<MadPacket> answer);
+  void hand_over(const RemoteSm& to);
+  void send_acknowledge(const RemoteSm& to);
+  uint16_t on_control(const SmControl& control);
+  void on_sa_mad(const MadPacket& packet);
+  void publish_to_sa(const SweepReport& report, Micros now);
+  void follow(const RemoteSm& master);
+  std::optional<RemoteSm> known_sm(Guid guid) const;
+  uint8_t advertised_priority() const;
+  SweepConfig sweep_config() const;
+  Micros interval() const;
+  Micros poll_interval() const;
+
+  Transport& port_;
+  const Clock& clock_;
+  SmConfig config_;
+  routing::EngineSettings engines_;
+  LogSink& log_;
+  RouteFunction route_;
+  MadDispatcher dispatcher_;
+  SmAgent agent_;
+  sa::SaAgent sa_;
+  sa::SaMirror mirror_;
+  SweepState sweep_state_;
+
+  uint8_t state_ = wire::sm_state::discovering;
+  std::optional<SweepReport> last_;
+  bool up_ = false;
+  std::string last_error_;
+  std::vector<RemoteSm> sm_ports_;  // every IsSM port the last discovery found
+  std::vector<RemoteSm> others_;    // those of them that answered SMInfo
+  Guid presumed_dead_;              // the master this SM just gave up on
+  std::optional<RemoteSm> master_;  // STANDBY: the SM polled
+  bool heavy_due_ = true;           // DISCOVERING/MASTER: sweep at the next poll
+  Micros next_light_ = 0;
+  Micros retry_at_ = 0;             // a sweep that failed is retried from here
+  // STANDBY: the polling of the master.
+  Micros next_poll_ = 0;
+  bool poll_in_flight_ = false;
+  uint32_t poll_failures_ = 0;
+  // MASTER handing over: the SM asked, and until when its ACKNOWLEDGE may come.
+  std::optional<RemoteSm> handover_to_;
+  Micros handover_deadline_ = 0;
+  bool in_sweep_ = false;
+  uint64_t generation_ = 0;
+  ManagerCounters counters_;
+  SweepListener on_sweep_;
+  StateListener on_state_;
+};
+
+}  // namespace ibsm
