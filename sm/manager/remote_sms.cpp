@@ -51,8 +51,9 @@ std::vector<RemoteSm> read_sm_infos(MadDispatcher& d, const std::vector<RemoteSm
   std::vector<RemoteSm> found;
   for (size_t i = 0; i < read.size(); ++i) {
     if (!answered[i]) continue;
-    ibsm::log(log, LogLevel::debug, Subsystem::state, "sm at port {} (lid {}): {} priority {}", read[i].port_guid,
-        read[i].lid, wire::sm_state_name(read[i].info.sm_state), read[i].info.priority);
+    ibsm::log(log, LogLevel::debug, Subsystem::state, "sm at port {} (lid {}): {} priority {}, SM_Key {}",
+              read[i].port_guid, read[i].lid, wire::sm_state_name(read[i].info.sm_state), read[i].info.priority,
+              read[i].info.sm_key == self.sm_key ? "ours" : read[i].info.sm_key == 0 ? "0" : "another");
     found.push_back(std::move(read[i]));
   }
   return found;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "mad/wire/constants.h"
+#include "mad/wire/port_info.h"
 #include "mad/wire/smp.h"
 #include "sa/client.h"
 #include "sa/snapshot.h"
@@ -67,6 +68,8 @@ SubnetManager::SubnetManager(Transport& port, const Clock& clock, const SmConfig
   dispatcher_.set_class_handler(wire::mgmt_class::subn_adm, [this](const MadPacket& p) { on_sa_mad(p); });
   agent_.set_trap_listener([this](const wire::Notice& n) { sa_.publish(n, clock_.now()); });
   agent_.set_control_handler([this](const SmControl& c) { return on_control(c); });
+  agent_.set_sm_requester_check(
+      [this](const MadPacket& p, std::function<void(bool)> answer) { check_requester(p, std::move(answer)); });
   agent_.set_state(state_);
   ibsm::log(log_, LogLevel::info, Subsystem::state, "Entering DISCOVERING state");
 }
@@ -146,12 +149,8 @@ void SubnetManager::poll(Micros now) {
     case st::master:
       if (trapped) heavy_due_ = true;
       if (handover_to_) {
-        if (now < handover_deadline_) break;
-        ++counters_.handover_timeouts;
-        log(log_, LogLevel::warn, Subsystem::state, "no ACKNOWLEDGE from port {}: staying master",
-            handover_to_->port_guid);
-        handover_to_.reset();
-        heavy_due_ = true;
+        if (now >= handover_deadline_ && !handover_probe_) probe_handover();
+        break;
       }
       if (heavy_due_ && now >= retry_at_) {
         run_heavy_sweep();
@@ -189,7 +188,7 @@ Micros SubnetManager::next_deadline() const {
       break;
     case st::master:
       if (handover_to_) {
-        soonest(handover_deadline_);
+        if (!handover_probe_) soonest(handover_deadline_);  // else the dispatcher's timer
       } else if (heavy_due_) {
         soonest(std::max(retry_at_, now));
       } else if (config_.sweep_interval > 0) {
@@ -225,6 +224,8 @@ void SubnetManager::run_heavy_sweep() {
   last_error_.clear();
   if (report->stopped_after_discovery) {
     ++counters_.discovery_sweeps;
+    standby_discovery_ = std::move(report->discovery);
+    latest_discovery_ = &*standby_discovery_;
     // Still DISCOVERING (a control packet came mid-sweep, or the election
     // could not settle): look again in a second.
     if (state_ == st::discovering) retry_at_ = now + kSecond;
@@ -242,6 +243,8 @@ void SubnetManager::run_heavy_sweep() {
   }
   publish_to_sa(*report, now);
   last_ = std::move(*report);
+  latest_discovery_ = &last_->discovery;
+  standby_discovery_.reset();
   next_light_ = now + interval();
   if (on_sweep_) on_sweep_(*last_, now - t0);
 }
@@ -379,9 +382,46 @@ void SubnetManager::hand_over(const RemoteSm& to) {
   });
 }
 
-void SubnetManager::send_acknowledge(const RemoteSm& to) {
+// The ACKNOWLEDGE carries the state this SM was in when the HANDOVER came
+// (STANDBY): OpenSM refuses an ACKNOWLEDGE from an SM that says MASTER
+// ("ERR 2F04: Check legality failed").
+// No ACKNOWLEDGE in time. OpenSM takes a HANDOVER and becomes master without
+// sending one, so the SM asked is read once more: MASTER means it took the
+// mastership, and this SM follows it; anything else, and this SM stays master.
+void SubnetManager::probe_handover() {
+  handover_probe_ = true;
   std::array<uint8_t, wire::smp_data_size> payload{};
   wire::encode(agent_.sm_info(true), payload);
+  MadPacket p;
+  p.data = wire::build_dr_smp(wire::method::get, wire::smp_attr::sm_info, 0, 0, handover_to_->path, payload);
+  dispatcher_.submit(p, [this, guid = handover_to_->port_guid](Result<MadPacket> r) {
+    handover_probe_ = false;
+    if (!handover_to_ || handover_to_->port_guid != guid || state_ != st::master) return;
+    std::optional<wire::SmInfo> info;
+    if (r.ok())
+      if (auto smp = wire::parse_smp(r->data); smp.ok() && smp->status() == 0)
+        if (auto i = wire::decode_sm_info(smp->data()); i.ok()) info = *i;
+    RemoteSm to = *handover_to_;
+    handover_to_.reset();
+    if (info && info->sm_state == st::master && info->guid == guid) {
+      ++counters_.handovers_unacknowledged;
+      log(log_, LogLevel::info, Subsystem::state, "the sm at port {} is MASTER without an ACKNOWLEDGE: following it",
+          guid);
+      to.info = *info;
+      follow(to);
+      return;
+    }
+    ++counters_.handover_timeouts;
+    log(log_, LogLevel::warn, Subsystem::state, "no ACKNOWLEDGE from port {}: staying master", guid);
+    heavy_due_ = true;
+  });
+}
+
+void SubnetManager::send_acknowledge(const RemoteSm& to, uint8_t as_state) {
+  std::array<uint8_t, wire::smp_data_size> payload{};
+  wire::SmInfo self = agent_.sm_info(true);
+  self.sm_state = as_state;
+  wire::encode(self, payload);
   MadPacket p;
   p.data = wire::build_dr_smp(wire::method::set, wire::smp_attr::sm_info, wire::sm_info_control::acknowledge, 0,
                               to.path, payload);
@@ -399,6 +439,7 @@ uint16_t SubnetManager::on_control(const SmControl& c) {
       if (state_ == st::not_active) return invalid;
       ++counters_.handovers_received;
       std::optional<RemoteSm> from = known_sm(c.sender.guid);
+      const uint8_t was = state_;
       if (state_ != st::master) {
         enter(st::master, "HANDOVER received");
         (void)mirror_.apply_to(sa_, clock_.now());
@@ -408,7 +449,7 @@ uint16_t SubnetManager::on_control(const SmControl& c) {
       // The answer (sent when this returns) goes first; the ACKNOWLEDGE is
       // queued behind it (IBA 14.4.1.2: the new master acknowledges).
       if (from) {
-        send_acknowledge(*from);
+        send_acknowledge(*from, was);
       } else {
         log(log_, LogLevel::warn, Subsystem::state, "HANDOVER from unknown port {}: no path for the ACKNOWLEDGE",
             c.sender.guid);
@@ -445,6 +486,81 @@ uint16_t SubnetManager::on_control(const SmControl& c) {
     default:
       return invalid;
   }
+}
+
+// The port a request came from, found in the latest discovery: by its source
+// LID, or for a directed-route SMP by walking its return path back from our
+// port (each hop's ReturnPath entry is the port it came in by, IBA 14.2.2.2).
+std::optional<PortRef> SubnetManager::requester_port(const MadPacket& request) const {
+  const DiscoveryResult* d = latest_discovery_;
+  if (!d || !d->local_node.valid()) return std::nullopt;
+  auto smp = wire::parse_smp(request.data);
+  if (!smp.ok()) return std::nullopt;
+  const Fabric& f = d->fabric;
+  std::optional<PortRef> from;
+  if (smp->directed()) {
+    const DrPath back = smp->return_path();
+    NodeIndex node = d->local_node;
+    for (int hop = back.hops(); hop >= 1; --hop) {
+      const uint8_t in = back.port(hop);
+      if (in == 0 || in > f.node(node).num_ports || !f.node(node).port(in).connected()) return std::nullopt;
+      const Port& p = f.node(node).port(in);
+      from = PortRef{p.remote_node, p.remote_port};
+      node = p.remote_node;
+    }
+  } else {
+    for (uint32_t i = 0; i < f.node_count() && !from; ++i) {
+      const Node& n = f.node(NodeIndex{i});
+      for (uint8_t p = n.is_switch() ? 0 : 1; p <= (n.is_switch() ? 0 : n.num_ports); ++p) {
+        const Port& port = n.port(p);
+        const uint32_t lid = request.address.lid.value;
+        if (port.base_lid.value != 0 && lid >= port.base_lid.value && lid < port.base_lid.value + (1u << port.lmc))
+          from = PortRef{NodeIndex{i}, p};
+      }
+    }
+  }
+  // A switch's SM runs on its port 0: the walk ends on the port it sent from.
+  if (from && f.node(from->node).is_switch()) from->port = 0;
+  return from;
+}
+
+// Known to the latest discovery as an SM port: answered at once. Otherwise
+// (an SM that started since, whose Get came before the trap 144 sweep) its
+// PortInfo is read now, over the reverse of the route its Get took, and the
+// Get is answered when that read is.
+void SubnetManager::check_requester(const MadPacket& request, std::function<void(bool)> answer) {
+  if (auto from = requester_port(request)) {
+    const auto& infos = latest_discovery_->port_info;
+    if (from->node.value < infos.size() && from->port < infos[from->node.value].size() &&
+        (infos[from->node.value][from->port].capability_mask & wire::port_cap::is_sm) != 0)
+      return answer(true);
+  }
+  auto smp = wire::parse_smp(request.data);
+  if (!smp.ok()) return answer(false);
+  MadPacket probe;
+  if (smp->directed()) {
+    const DrPath back = smp->return_path();
+    if (back.hops() == 0) return answer(false);  // from our own port
+    DrPath there;
+    for (int hop = back.hops(); hop >= 1; --hop) there = there.extended(back.port(hop));
+    probe.data = wire::build_dr_smp(wire::method::get, wire::smp_attr::port_info, 0, 0, there);
+  } else {
+    probe.data = wire::build_lid_smp(wire::method::get, wire::smp_attr::port_info, 0, 0);
+    probe.address.lid = request.address.lid;
+  }
+  RequestOptions once;
+  once.retries = 0;
+  dispatcher_.submit(probe, [answer = std::move(answer)](Result<MadPacket> r) {
+    bool is_sm = false;
+    if (r.ok()) {
+      auto reply = wire::parse_smp(r->data);
+      if (reply.ok() && reply->status() == 0) {
+        auto pi = wire::decode_port_info(reply->data());
+        is_sm = pi.ok() && (pi->capability_mask & wire::port_cap::is_sm) != 0;
+      }
+    }
+    answer(is_sm);
+  }, once);
 }
 
 void SubnetManager::on_sa_mad(const MadPacket& p) {

@@ -51,7 +51,8 @@ struct ManagerCounters {
   uint64_t handovers_sent = 0;      // HANDOVERs this SM sent (as the master yielding)
   uint64_t handovers_received = 0;  // HANDOVERs accepted (mastership received)
   uint64_t acknowledges_received = 0;
-  uint64_t handover_timeouts = 0;   // a HANDOVER that got no ACKNOWLEDGE in time
+  uint64_t handover_timeouts = 0;   // a HANDOVER that got no ACKNOWLEDGE in time, and no mastership taken
+  uint64_t handovers_unacknowledged = 0;  // taken without an ACKNOWLEDGE (OpenSM sends none)
   uint64_t state_changes = 0;
 };
 
@@ -126,8 +127,11 @@ class SubnetManager {
   void poll_master(Micros now);
   void on_poll_answer(Result<MadPacket> answer);
   void hand_over(const RemoteSm& to);
-  void send_acknowledge(const RemoteSm& to);
+  void send_acknowledge(const RemoteSm& to, uint8_t as_state);
+  void probe_handover();
   uint16_t on_control(const SmControl& control);
+  std::optional<PortRef> requester_port(const MadPacket& request) const;
+  void check_requester(const MadPacket& request, std::function<void(bool)> answer);
   void on_sa_mad(const MadPacket& packet);
   void publish_to_sa(const SweepReport& report, Micros now);
   void follow(const RemoteSm& master);
@@ -151,6 +155,10 @@ class SubnetManager {
 
   uint8_t state_ = wire::sm_state::discovering;
   std::optional<SweepReport> last_;
+  // The fabric as the latest sweep found it, whether it configured it or
+  // stopped after the election (a standby's): who is who among requesters.
+  std::optional<DiscoveryResult> standby_discovery_;
+  const DiscoveryResult* latest_discovery_ = nullptr;
   bool up_ = false;
   std::string last_error_;
   std::vector<RemoteSm> sm_ports_;  // every IsSM port the last discovery found
@@ -167,6 +175,7 @@ class SubnetManager {
   // MASTER handing over: the SM asked, and until when its ACKNOWLEDGE may come.
   std::optional<RemoteSm> handover_to_;
   Micros handover_deadline_ = 0;
+  bool handover_probe_ = false;  // reading the SM asked, after no ACKNOWLEDGE came
   bool in_sweep_ = false;
   uint64_t generation_ = 0;
   ManagerCounters counters_;

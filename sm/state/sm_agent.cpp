@@ -101,9 +101,13 @@ void SmAgent::on_request(const MadPacket& request) {
     }
     if (method == wire::method::set) return on_sm_info_set(request, *sender, smp->attr_mod());
     ++counters_.sm_info_gets;
-    wire::MadBuffer answer = wire::make_get_response(request.data);
-    wire::encode(sm_info(sender->sm_key == identity_.sm_key), wire::smp_data(answer));
-    respond(request, answer);
+    auto answer_get = [this, request](bool with_key) {
+      wire::MadBuffer answer = wire::make_get_response(request.data);
+      wire::encode(sm_info(with_key), wire::smp_data(answer));
+      respond(request, answer);
+    };
+    if (sender->sm_key == identity_.sm_key || !sm_requester_) return answer_get(sender->sm_key == identity_.sm_key);
+    sm_requester_(request, answer_get);
     return;
   }
   if (wire::response_method(method))

@@ -62,6 +62,15 @@ class SmAgent {
   // else: any other Set must carry our SM_Key.
   void set_followed_master(Guid guid) { followed_master_ = guid; }
   void set_control_handler(ControlHandler handler) { control_ = std::move(handler); }
+  // Whether a request comes from a port that runs an SM (the manager knows
+  // the ports with IsSM, or asks the port). Such a requester reads our
+  // SM_Key in SMInfo even when its Get carries none: OpenSM 3.3.23 sends an
+  // empty SMInfo in its Gets and takes an SM that answers SM_Key 0 for one
+  // with another key, which it ignores (ERR 2F18), going master beside it.
+  // A tool on a port that is no SM (sminfo) still reads 0. The check calls
+  // `answer` once, at once or when it knows (the Get is answered then).
+  using RequesterCheck = std::function<void(const MadPacket& request, std::function<void(bool is_sm)> answer)>;
+  void set_sm_requester_check(RequesterCheck check) { sm_requester_ = std::move(check); }
 
   // A trap or an SMInfo state change asked for a heavy sweep since the last take.
   bool take_sweep_request();
@@ -92,6 +101,7 @@ class SmAgent {
   Guid followed_master_;
   bool sweep_requested_ = false;
   ControlHandler control_;
+  RequesterCheck sm_requester_;
   std::function<void(const wire::Notice&)> trap_listener_;
   SmAgentCounters counters_;
 };

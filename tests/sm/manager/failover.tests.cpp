@@ -4,6 +4,7 @@
 // flapping master, SM_Key refusals, and the SA's services on the new master.
 #include <catch2/catch.hpp>
 
+#include "mad/wire/response.h"
 #include "mad/wire/smp.h"
 #include "sa/client.h"
 #include "mad/wire/sa/service_record.h"
@@ -323,6 +324,100 @@ TEST_CASE("services and subscriptions registered with the old master are served 
   }
   CHECK(mine == 1);
   p.b.sim().detach(client);
+}
+
+}  // namespace
+}  // namespace ibsm::test
+
+namespace ibsm::test {
+namespace {
+
+// A client's SMInfo Get with an empty SMInfo (as sminfo and OpenSM send
+// it), LID-routed to `to`; the SM_Key the answer carries.
+uint64_t sm_key_read_by(FailoverBench& b, SimPort& port, PortRef to) {
+  MadDispatcher d(port, b.sim().clock());
+  MadPacket p;
+  p.data = wire::build_lid_smp(wire::method::get, wire::smp_attr::sm_info, 0, 0);
+  p.address.lid = b.sim().port_lid(to);
+  uint64_t key = 0xDEAD;
+  d.submit(p, [&key](Result<MadPacket> r) {
+    REQUIRE(r.ok());
+    auto smp = wire::parse_smp(r->data);
+    REQUIRE(smp.ok());
+    auto info = wire::decode_sm_info(smp->data());
+    REQUIRE(info.ok());
+    key = info->sm_key;
+  });
+  d.run_until_idle();
+  return key;
+}
+
+TEST_CASE("the SM_Key is read only by SM ports, even from an empty SMInfo Get", "[manager][failover]") {
+  Pair p(10, 5);
+  SimPort& client = p.b.sim().attach(p.cas[3].node, p.cas[3].port);
+  CHECK(sm_key_read_by(p.b, client, p.cas[0]) == 0);  // a tool: no key
+  // The port starts an SM: its Get comes before the master's next sweep has
+  // seen IsSM, so the master reads the port's PortInfo first.
+  client.set_is_sm(true);
+  CHECK(sm_key_read_by(p.b, client, p.cas[0]) == 1);
+  client.set_is_sm(false);
+  CHECK(sm_key_read_by(p.b, client, p.cas[0]) == 0);
+  p.b.sim().detach(client);
+}
+
+// An SM that takes a HANDOVER and becomes master without sending the
+// ACKNOWLEDGE, as OpenSM 3.3.23 does: priority 14, STANDBY until handed over.
+struct SilentNewMaster {
+  SimPort& port;
+  MadDispatcher d;
+  uint8_t state = wire::sm_state::standby;
+  SilentNewMaster(FailoverBench& b, PortRef at) : port(b.sim().attach(at.node, at.port)), d(port, b.sim().clock()) {
+    port.set_is_sm(true);
+    d.set_request_handler([this](const MadPacket& req) {
+      auto smp = wire::parse_smp(req.data);
+      if (!smp.ok() || smp->attr_id() != wire::smp_attr::sm_info) return;
+      if (smp->method() == wire::method::set && smp->attr_mod() == wire::sm_info_control::handover)
+        state = wire::sm_state::master;
+      wire::SmInfo me;
+      me.guid = port.local_port().port_guid;
+      me.sm_key = 1;
+      me.priority = 14;
+      me.sm_state = state;
+      MadPacket out;
+      out.data = wire::make_get_response(req.data);
+      wire::encode(me, wire::smp_data(out.data));
+      out.address = req.address;
+      (void)d.send_now(out);
+    });
+    port.set_service([this] { d.poll(); });
+  }
+};
+
+TEST_CASE("a master that hands over to an SM that sends no ACKNOWLEDGE follows it once it is MASTER",
+          "[manager][failover]") {
+  FailoverBench b(small_fabric());
+  auto cas = ca_ports(b.sim().topology());
+  const size_t a = b.start(cas[0], 5);
+  b.run_for(3 * kSecond);
+  REQUIRE(b.master() == a);
+  SilentNewMaster other(b, cas[1]);
+  const bool followed = b.run_until_true([&] { return b.manager(a).state() == st::standby; }, 10 * kSecond);
+  const auto& c = b.manager(a).counters();
+  INFO("heavy " << c.heavy_sweeps << " light " << c.light_sweeps << " others " << b.manager(a).other_sms().size()
+                << " handovers " << c.handovers_sent << " timeouts " << c.handover_timeouts << " traps "
+                << b.manager(a).sm_agent().counters().traps << " unack " << c.handovers_unacknowledged << " polls "
+                << c.polls_sent << "/" << c.polls_failed << " states " << b.sm(a).states.size());
+  REQUIRE(followed);
+  CHECK(other.state == st::master);
+  CHECK(b.manager(a).counters().handovers_sent == 1);
+  CHECK(b.manager(a).counters().handovers_unacknowledged == 1);
+  CHECK(b.manager(a).counters().acknowledges_received == 0);
+  REQUIRE(b.manager(a).master());
+  CHECK(b.manager(a).master()->port_guid == other.port.local_port().port_guid);
+  // It stays a standby that polls the new master, which answers.
+  b.run_for(5 * kSecond);
+  CHECK(b.manager(a).state() == st::standby);
+  CHECK(b.manager(a).counters().polls_failed == 0);
 }
 
 }  // namespace

@@ -98,7 +98,7 @@ class FailoverBench {
       for (const Sm& sm : sms_)
         if (sm.alive() && !sm.frozen)
           if (auto due = sm.port->next_arrival(); due && *due > sim_.now()) next = std::min(next, *due);
-      sim_.advance(std::max<Micros>(next - sim_.now(), 1));
+      sim_.step(std::max<Micros>(next - sim_.now(), 1));
     }
   }
   // Runs until `pred` holds (checked after every round) or `limit` passes.
