@@ -23,6 +23,7 @@
 #include "routing/registry.h"
 #include "sa/path_records.h"
 #include "sa/snapshot.h"
+#include "sm/sweep/configured_subnet.h"
 #include "sm/sweep/lid_assignment.h"
 #include "sm/topogen/generators.h"
 #include "sm/topogen/prng.h"
@@ -91,14 +92,16 @@ sa::SaSnapshot build_snapshot(const Args& args) {
   if (!tables.ok()) die(tables.status().message());
   const double routing_s = seconds_since(t1);
 
-  sa::SaSnapshotParts parts;
+  SubnetParts parts;
   for (uint32_t i = 0; i < f.node_count() && !parts.sm_port.node.valid(); ++i)
     if (!f.node(NodeIndex{i}).is_switch()) parts.sm_port = PortRef{NodeIndex{i}, 1};
   const size_t cas = f.ca_count(), switches = f.switch_count();
   parts.fabric = std::move(f);
   parts.lfts = std::move(tables->lfts);
   auto t2 = Clock::now();
-  auto snapshot = sa::build_sa_snapshot(std::move(parts), sa::SaSnapshotOptions{});
+  auto subnet = configured_subnet(std::move(parts), SubnetDefaults{});
+  if (!subnet.ok()) die(subnet.status().message());
+  auto snapshot = sa::build_sa_snapshot(*subnet, sa::SaSnapshotOptions{});
   if (!snapshot.ok()) die(snapshot.status().message());
   std::printf("fabric: %u-ary %u-tree, %zu CAs, %zu switches, lmc %u; routing '%s' %.2f s, snapshot %.2f s, "
               "setup %.2f s\n",

@@ -4,36 +4,23 @@
 // waits for queries (issue 5). Every SA record table (record_tables.h) and
 // the path records are computed from it alone.
 //
-// Where each field comes from, for a snapshot built from a SweepReport:
-//  - fabric: SweepReport::configured, the discovered fabric with the LIDs,
-//    LMCs and port states the sweep gave it.
-//  - lfts: SweepReport::routes.lfts, the tables the sweep programmed.
-//  - port_info: discovery's raw PortInfo per port with the fields the sweep
-//    programs (port_settings.h managed fields: LID, LMC, MasterSMLID/SL, GID
-//    prefix, SubnetTimeOut, NeighborMTU, OperationalVLs, HOQLife,
-//    VLStallCount) applied as port_info_update computes them, and the port
-//    state the sweep left the port in.
-//  - switch_info: discovery's SwitchInfo with LinearFDBTop and LifeTimeValue
-//    as programmed and PortStateChange cleared (the sweep writes 1 to clear it).
-//  - p_keys: the sweep puts the default partition (0xFFFF, full member) at
-//    index 0 of every CA port and never reads or writes the rest, nor any
-//    switch table. The snapshot holds index 0 = 0xFFFF and empty entries for
-//    every port (the SMA reset state, IBA 10.9.1.2; ibsim and SimFabric
-//    start so too), sized by NodeInfo:PartitionCap (CA ports, switch port 0)
-//    or SwitchInfo:PartitionEnforcementCap (switch ports 1..N).
+// It is built from the SubnetSnapshot the sweep recorded (sm/fabric/
+// subnet_snapshot.h): fabric, LFTs, PortInfo as the ports hold it after the
+// sweep, SwitchInfo as programmed, P_Key tables, the routing engine's path
+// SLs. Nothing is derived again here; the SA only adds its indexes and:
 //  - sl_to_vl, vl_arbitration_low/high: the sweep neither reads nor programs
 //    SL2VL or VL arbitration, so the snapshot holds what the SMA starts with:
 //    SaSnapshotOptions' tables (ibsim 0.10's defaults unless told), the same
 //    for every port.
 //  - sm_info: the SM's own SMInfo (GUID of the SM port, SM_Key, priority,
 //    state, ActCount) from SaSnapshotOptions.
-//  - path_packet_life_time: SaSnapshotOptions::subnet.subnet_timeout, the
-//    PacketLifeTime every PathRecord between two ports carries (OpenSM
-//    answers its subnet_timeout option there, not packet_life_time, which is
-//    the switches' LifeTimeValue).
-//  - path_sl: SweepRoutes::path_sl, the routing engine's path_sl hook
-//    (routing/engine.h) when the engine assigns SLs; empty otherwise and for
-//    snapshots built from parts.
+//  - path_packet_life_time: the subnet's SubnetTimeOut, the PacketLifeTime
+//    every PathRecord between two ports carries (OpenSM answers its
+//    subnet_timeout option there, not packet_life_time, which is the
+//    switches' LifeTimeValue).
+//  - entry_port: NodeInfo:LocalPortNum as the SM read it, from the paths.
+// A fabric that was never swept (unit tests, benchmarks) gets its
+// SubnetSnapshot from configured_subnet() (sm/sweep/configured_subnet.h).
 #pragma once
 
 #include <cstdint>
@@ -50,18 +37,14 @@
 #include "mad/wire/switch_info.h"
 #include "mad/wire/vl_arbitration_table.h"
 #include "sm/fabric/fabric.h"
-#include "sm/sweep/port_settings.h"
+#include "sm/fabric/subnet_snapshot.h"
 
 namespace ibsm {
 
-struct SweepReport;
-
 namespace sa {
 
-// What the snapshot cannot learn from the sweep's report.
+// What the snapshot cannot learn from the sweep.
 struct SaSnapshotOptions {
-  SubnetSettings subnet;            // as the sweep was configured (sm_lid is taken from the report)
-  uint8_t switch_life_time = 0x12;  // SweepConfig::switch_life_time
   uint64_t sm_key = 0;
   uint8_t sm_priority = 0;
   uint8_t sm_state = wire::sm_state::master;
@@ -72,27 +55,9 @@ struct SaSnapshotOptions {
   wire::SlToVlTable sl_to_vl = default_sl_to_vl();
   wire::VlArbitrationTable vl_arbitration_low = default_vl_arbitration(false);
   wire::VlArbitrationTable vl_arbitration_high = default_vl_arbitration(true);
-  // NodeInfo:PartitionCap when the fabric model does not know it (0: a
-  // fabric from a topology file or a generator).
-  uint16_t default_ca_partition_cap = 64;
-  uint16_t default_switch_partition_cap = 8;
 
   static wire::SlToVlTable default_sl_to_vl();
   static wire::VlArbitrationTable default_vl_arbitration(bool high);
-};
-
-// The explicit parts a snapshot is made of, for a fabric that did not come
-// from a sweep (unit tests, a topology file with LIDs assigned).
-struct SaSnapshotParts {
-  Fabric fabric;                           // with LIDs, LMCs and port states
-  std::vector<std::vector<uint8_t>> lfts;  // by NodeIndex, LFT by LID (0xFF: none); may be empty
-  // By NodeIndex then port; empty: made up from the fabric (SMA-like caps:
-  // MTU 4096, VL0-7, the fabric's width/speed and state). A port whose
-  // port_state is no_change was never read and has no PortInfo.
-  std::vector<std::vector<wire::PortInfo>> port_info;
-  std::vector<wire::SwitchInfo> switch_info;  // by NodeIndex; empty: made up
-  std::vector<DrPath> paths;                  // by NodeIndex, as discovered; may be empty
-  PortRef sm_port;                            // the port the SM runs on
 };
 
 // What a path leaving a node through one port meets (sa/path_records.h):
@@ -173,8 +138,8 @@ struct SaSnapshot {
   std::vector<PortLink> links_;
 };
 
-Result<SaSnapshot> build_sa_snapshot(SaSnapshotParts parts, const SaSnapshotOptions& options);
-Result<SaSnapshot> build_sa_snapshot(const SweepReport& report, const SaSnapshotOptions& options);
+// Fails for an SM port outside the fabric or tables that do not match it.
+Result<SaSnapshot> build_sa_snapshot(const SubnetSnapshot& subnet, const SaSnapshotOptions& options);
 
 }  // namespace sa
 }  // namespace ibsm

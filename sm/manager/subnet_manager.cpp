@@ -242,6 +242,8 @@ void SubnetManager::run_heavy_sweep() {
     retry_at_ = now + kSecond;
   }
   publish_to_sa(*report, now);
+  previous_subnet_ = std::move(subnet_);
+  subnet_ = report->subnet;
   last_ = std::move(*report);
   latest_discovery_ = &last_->discovery;
   standby_discovery_.reset();
@@ -277,12 +279,12 @@ bool SubnetManager::elect(const DiscoveryResult& discovery) {
 }
 
 void SubnetManager::run_light_sweep() {
-  if (!last_) {
+  if (!last_ || !last_->subnet) {
     heavy_due_ = true;
     return;
   }
   ++counters_.light_sweeps;
-  LightSweepResult r = light_sweep(dispatcher_, *last_, log_);
+  LightSweepResult r = light_sweep(dispatcher_, *last_->subnet, log_);
   if (!r.changed && !sm_ports_.empty()) {
     // A standby's priority may have changed (an operator's SIGHUP), or an SM
     // that did not answer at the heavy sweep (a master whose link flapped)
@@ -573,16 +575,14 @@ void SubnetManager::on_sa_mad(const MadPacket& p) {
 // swapped only now, after the switches carry the new tables, so between
 // routing and programming the old paths are still the ones served.
 void SubnetManager::publish_to_sa(const SweepReport& report, Micros now) {
+  if (!report.subnet) return;
   sa::SaSnapshotOptions o;
-  SweepConfig sc = sweep_config();
-  o.subnet = sc.subnet;
-  o.switch_life_time = sc.switch_life_time;
   o.sm_key = config_.sm_key;
   o.sm_priority = advertised_priority();
   o.sm_state = st::master;
   o.sm_act_count = static_cast<uint32_t>(dispatcher_.stats().sent);
   o.generation = ++generation_;
-  auto snapshot = sa::build_sa_snapshot(report, o);
+  auto snapshot = sa::build_sa_snapshot(*report.subnet, o);
   if (!snapshot.ok()) {
     log(log_, LogLevel::error, Subsystem::sa, "SA keeps the previous subnet: {}", snapshot.status().message());
     return;

@@ -93,6 +93,10 @@ class SubnetManager {
   const std::vector<RemoteSm>& other_sms() const { return others_; }
   // The last sweep that configured the subnet (MASTER), if any.
   const SweepReport* last_sweep() const { return last_ ? &*last_ : nullptr; }
+  // The subnet as the last sweep that configured it left it, and the one
+  // before (null until there is one): what changed between two sweeps.
+  const std::shared_ptr<const SubnetSnapshot>& subnet() const { return subnet_; }
+  const std::shared_ptr<const SubnetSnapshot>& previous_subnet() const { return previous_subnet_; }
   // Whether the last heavy sweep brought the subnet up.
   bool subnet_up() const { return up_; }
   const SweepState& sweep_state() const { return sweep_state_; }
@@ -155,6 +159,7 @@ class SubnetManager {
 
   uint8_t state_ = wire::sm_state::discovering;
   std::optional<SweepReport> last_;
+  std::shared_ptr<const SubnetSnapshot> subnet_, previous_subnet_;
   // The fabric as the latest sweep found it, whether it configured it or
   // stopped after the election (a standby's): who is who among requesters.
   std::optional<DiscoveryResult> standby_discovery_;

@@ -6,6 +6,7 @@
 #include "mad/wire/linear_forwarding_table.h"
 #include "mad/wire/p_key_table.h"
 #include "mad/wire/smp.h"
+#include "sm/sweep/configured_subnet.h"
 #include "sm/sweep/smp_issuer.h"
 
 namespace ibsm {
@@ -53,6 +54,7 @@ class HeavySweep {
 
     report_.subnet_up = report_.problems.empty() || only_discovery_problems();
     ++state_.heavy_sweeps;
+    report_.subnet = std::make_shared<const SubnetSnapshot>(snapshot());
     return std::move(report_);
   }
 
@@ -144,12 +146,14 @@ class HeavySweep {
   // the LFT blocks that differ from what the switch holds.
   void program_switches() {
     const Fabric& f = found();
+    written_switch_info_.assign(f.node_count(), wire::SwitchInfo{});
     for (uint32_t i = 0; i < f.node_count(); ++i) {
       NodeIndex n{i};
       const Node& node = f.node(n);
       if (!node.is_switch()) continue;
       const DrPath& path = report_.discovery.paths[i];
       const wire::SwitchInfo& si = report_.discovery.switch_info[i];
+      written_switch_info_[i] = si;
       const std::vector<uint8_t>& lft = report_.routes.lfts[i];
       uint16_t top = lft.empty() ? 0 : static_cast<uint16_t>(lft.size() - 1);
       if (top > si.linear_fdb_cap && si.linear_fdb_cap != 0) {
@@ -157,6 +161,7 @@ class HeavySweep {
                                                top + 1, si.linear_fdb_cap));
         continue;
       }
+      written_switch_info_[i] = programmed_switch_info(si, top, config_.switch_life_time);
       wire::SwitchInfo want = si;
       want.linear_fdb_top = top;
       want.life_time_value = config_.switch_life_time;
@@ -210,6 +215,7 @@ class HeavySweep {
     subnet.sm_lid = report_.sm_lid;
     const Fabric& f = found();
     configured_info_ = report_.discovery.port_info;
+    held_info_ = report_.discovery.port_info;
     for (uint32_t i = 0; i < f.node_count(); ++i) {
       NodeIndex n{i};
       const Node& node = f.node(n);
@@ -231,6 +237,7 @@ class HeavySweep {
         if (update) {
           ++report_.port_info_sets;
           configured_info_[i][p] = *update;
+          apply_managed(held_info_[i][p], *update);
           smp_.set(path, wire::smp_attr::port_info, p, *update, fmt::format("PortInfo set on {}", port_name(node, p)),
                    [this, i, p, guid = node.node_guid, asked = managed_fields(*update)](std::span<const uint8_t> data) {
                      auto pi = wire::decode_port_info(data);
@@ -297,6 +304,7 @@ class HeavySweep {
                    auto r = wire::decode_port_info(data);
                    if (!r.ok()) return;
                    configured_info_[i][p].port_state = r->port_state;
+                   held_info_[i][p].port_state = r->port_state;
                    report_.configured.node(NodeIndex{i}).port(p).state = r->port_state;
                    if (r->port_state != to)
                      report_.problems.push_back(fmt::format("{}: asked for {}, port is {}", port_name(node, p),
@@ -305,6 +313,37 @@ class HeavySweep {
       }
     }
     smp_.run();
+  }
+
+  // What this sweep leaves: the record the SA and the light sweep read.
+  SubnetSnapshot snapshot() const {
+    SubnetSnapshot s;
+    s.fabric = report_.configured;
+    s.paths = report_.discovery.paths;
+    s.sm_port = PortRef{report_.discovery.local_node, report_.discovery.local_port};
+    if (s.fabric.node(s.sm_port.node).is_switch()) s.sm_port.port = 0;
+    s.sm_lid = report_.sm_lid;
+    s.lfts = report_.routes.lfts;
+    s.lfts.resize(s.fabric.node_count());
+    s.port_info = held_info_;
+    for (uint32_t i = 0; i < s.fabric.node_count(); ++i) {
+      const Node& node = s.fabric.node(NodeIndex{i});
+      s.port_info[i].resize(size_t{node.num_ports} + 1);
+      // A cabled port's state as the sweep left it (the model has it, Sets or not).
+      for (uint8_t p = 1; p <= node.num_ports; ++p)
+        if (s.has_port_info(NodeIndex{i}, p)) s.port_info[i][p].port_state = node.port(p).state;
+    }
+    s.switch_info = written_switch_info_;
+    s.switch_info.resize(s.fabric.node_count());
+    const SubnetDefaults defaults;
+    s.p_keys = reset_p_keys(s.fabric, s.port_info, s.switch_info, defaults.ca_partition_cap,
+                            defaults.switch_partition_cap);
+    s.subnet_prefix = config_.subnet.subnet_prefix;
+    s.subnet_timeout = config_.subnet.subnet_timeout;
+    s.routing_engine = report_.routes.engine;
+    s.path_sl = report_.routes.path_sl;
+    s.sweep = state_.heavy_sweeps;
+    return s;
   }
 
   MadDispatcher& d_;
@@ -318,6 +357,10 @@ class HeavySweep {
   // PortInfo as configured (what we wrote), by node and port: the base of the
   // state-change Sets, which must write every configured field back unchanged.
   std::vector<std::vector<wire::PortInfo>> configured_info_;
+  // PortInfo as each port holds it after the sweep: as read, with what the
+  // sweep wrote of the managed fields, and the state it answered last.
+  std::vector<std::vector<wire::PortInfo>> held_info_;
+  std::vector<wire::SwitchInfo> written_switch_info_;  // by NodeIndex, as programmed
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "mad/base/log.h"
 #include "mad/dispatcher.h"
 #include "sm/discovery/discovery.h"
+#include "sm/fabric/subnet_snapshot.h"
 #include "sm/sweep/lid_assignment.h"
 #include "sm/sweep/port_settings.h"
 #include "sm/sweep/sweep_state.h"
@@ -57,6 +59,9 @@ struct SweepReport {
   std::vector<PhaseReport> phases;
   DiscoveryResult discovery;   // the fabric as found
   Fabric configured;           // the fabric with its new LIDs and port states
+  // The subnet as this sweep left it configured (null when it stopped after
+  // discovery): what the SA, the light sweep and the next sweep read.
+  std::shared_ptr<const SubnetSnapshot> subnet;
   LidAssignment lids;
   SweepRoutes routes;
   Lid sm_lid;

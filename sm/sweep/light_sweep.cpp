@@ -12,18 +12,18 @@ namespace {
 
 class LightSweep {
  public:
-  LightSweep(MadDispatcher& d, const SweepReport& last, LogSink& log)
+  LightSweep(MadDispatcher& d, const SubnetSnapshot& last, LogSink& log)
       : d_(d), last_(last), log_(log),
         smp_(d, [this](const std::string& what, const DrPath&, const std::string& why) {
           changed(what + (why.starts_with("status") || why.starts_with("unreadable") ? " answered with an error" : " does not answer: " + why));
         }) {}
 
   LightSweepResult run() {
-    const Fabric& f = last_.configured;
+    const Fabric& f = last_.fabric;
     uint64_t sent0 = d_.stats().sent;
     for (uint32_t i = 0; i < f.node_count(); ++i) {
       const Node& node = f.node(NodeIndex{i});
-      if (node.is_switch()) check_switch(node, last_.discovery.paths[i]);
+      if (node.is_switch()) check_switch(node, last_.paths[i]);
     }
     check_endpoint_ports();
     smp_.run();
@@ -53,12 +53,12 @@ class LightSweep {
   // changed behind the SM's back, nor a CA port's state on a fabric without
   // switches: every LID-owning port is read once.
   void check_endpoint_ports() {
-    const Fabric& f = last_.configured;
+    const Fabric& f = last_.fabric;
     for (uint32_t i = 0; i < f.node_count(); ++i) {
       const Node& node = f.node(NodeIndex{i});
       if (node.is_switch()) continue;
       for (uint8_t p = 1; p <= node.num_ports; ++p)
-        if (node.port(p).connected()) check_port(node, last_.discovery.paths[i], p);
+        if (node.port(p).connected()) check_port(node, last_.paths[i], p);
     }
   }
 
@@ -82,14 +82,13 @@ class LightSweep {
   }
 
   bool was_sm_port(const Node& node, uint8_t p) const {
-    const auto i = last_.configured.find_by_node_guid(node.node_guid);
-    if (!i || i->value >= last_.discovery.port_info.size()) return false;
-    const auto& ports = last_.discovery.port_info[i->value];
-    return p < ports.size() && (ports[p].capability_mask & wire::port_cap::is_sm) != 0;
+    const auto i = last_.fabric.find_by_node_guid(node.node_guid);
+    return i && last_.has_port_info(*i, p) &&
+           (last_.port_info[i->value][p].capability_mask & wire::port_cap::is_sm) != 0;
   }
 
   MadDispatcher& d_;
-  const SweepReport& last_;
+  const SubnetSnapshot& last_;
   LogSink& log_;
   LightSweepResult result_;
   SmpIssuer smp_;
@@ -97,7 +96,7 @@ class LightSweep {
 
 }  // namespace
 
-LightSweepResult light_sweep(MadDispatcher& dispatcher, const SweepReport& last, LogSink& log) {
+LightSweepResult light_sweep(MadDispatcher& dispatcher, const SubnetSnapshot& last, LogSink& log) {
   return LightSweep(dispatcher, last, log).run();
 }
 

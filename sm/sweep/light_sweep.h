@@ -13,7 +13,7 @@
 
 #include "mad/base/log.h"
 #include "mad/dispatcher.h"
-#include "sm/sweep/heavy_sweep.h"
+#include "sm/fabric/subnet_snapshot.h"
 
 namespace ibsm {
 
@@ -23,7 +23,7 @@ struct LightSweepResult {
   uint64_t mads = 0;
 };
 
-// Checks the fabric as the previous heavy sweep `last` left it.
-LightSweepResult light_sweep(MadDispatcher& dispatcher, const SweepReport& last, LogSink& log = null_log_sink());
+// Checks the fabric as the previous heavy sweep left it (`last`).
+LightSweepResult light_sweep(MadDispatcher& dispatcher, const SubnetSnapshot& last, LogSink& log = null_log_sink());
 
 }  // namespace ibsm

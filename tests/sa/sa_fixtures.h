@@ -14,6 +14,7 @@
 #include "sa/query.h"
 #include "sa/snapshot.h"
 #include "sm/fabric/netfile_reader.h"
+#include "sm/sweep/configured_subnet.h"
 #include "sm/sweep/lid_assignment.h"
 #include "tests/sm/sweep/sweep_harness.h"
 
@@ -79,10 +80,8 @@ inline sa::SaSnapshot swept_snapshot(SweepHarness& h, uint8_t lmc = 0) {
   SweepReport r = h.heavy();
   INFO(fmt::format("problems: {}", fmt::join(r.problems, "; ")));
   REQUIRE(r.subnet_up);
-  sa::SaSnapshotOptions o = sa_options();
-  o.subnet = h.config().subnet;
-  o.switch_life_time = h.config().switch_life_time;
-  auto s = sa::build_sa_snapshot(r, o);
+  REQUIRE(r.subnet);
+  auto s = sa::build_sa_snapshot(*r.subnet, sa_options());
   INFO((s.ok() ? std::string() : s.status().message()));
   REQUIRE(s.ok());
   return std::move(*s);
@@ -99,10 +98,12 @@ inline sa::SaSnapshot offline_snapshot(Fabric f, uint8_t lmc = 0) {
   auto a = assign_lids(f, lo, nullptr);
   REQUIRE(a.ok());
   REQUIRE(apply_lids(*a, f).ok());
-  sa::SaSnapshotParts parts;
+  SubnetParts parts;
   parts.sm_port = SweepHarness::first_ca_port(f);
   parts.fabric = std::move(f);
-  auto s = sa::build_sa_snapshot(std::move(parts), sa_options());
+  auto subnet = configured_subnet(std::move(parts), SubnetDefaults{});
+  REQUIRE(subnet.ok());
+  auto s = sa::build_sa_snapshot(*subnet, sa_options());
   REQUIRE(s.ok());
   return std::move(*s);
 }

@@ -124,9 +124,10 @@ TEST_CASE("an sa snapshot from explicit parts", "[sa][snapshot]") {
     CHECK(pi.master_sm_lid == s.sm_lid);
   }
 
-  sa::SaSnapshotParts bad;
+  SubnetParts bad;
   bad.fabric = must(topogen::kary_ntree({.k = 2, .n = 2}));
-  CHECK(!sa::build_sa_snapshot(std::move(bad), sa::SaSnapshotOptions{}).ok());  // no sm port
+  CHECK(!configured_subnet(std::move(bad), SubnetDefaults{}).ok());  // no sm port
+  CHECK(!sa::build_sa_snapshot(SubnetSnapshot{}, sa::SaSnapshotOptions{}).ok());
 }
 
 TEST_CASE("SA snapshot: the SLs of the routing the sweep used reach the snapshot", "[sa][snapshot]") {

@@ -103,6 +103,9 @@ TEST_CASE("the standby takes over within 2 s when the master dies, freezes or lo
   CHECK(p.b.manager(p.c).counters().takeovers == 1);
   p.b.run_for(kSecond);
   REQUIRE(p.b.manager(p.c).last_sweep());
+  // The new master's subnet: its own LID as the SM's, every LID as before.
+  REQUIRE(p.b.manager(p.c).subnet());
+  CHECK(p.b.manager(p.c).subnet()->sm_lid == p.b.sim().port_lid(p.cas[1]));
   if (fabric_unchanged) {
     CHECK(p.b.manager(p.c).last_sweep()->lft_blocks_sent == 0);  // no LFT block set again
     CHECK(p.b.manager(p.c).last_sweep()->lft_blocks_read > 0);

@@ -51,7 +51,10 @@ class SweepHarness {
     REQUIRE(r.ok());
     return std::move(*r);
   }
-  LightSweepResult light(const SweepReport& last) { return light_sweep(*dispatcher_, last, null_log_sink()); }
+  LightSweepResult light(const SweepReport& last) {
+    REQUIRE(last.subnet);
+    return light_sweep(*dispatcher_, *last.subnet, null_log_sink());
+  }
 
   // What every switch's LFT holds now, by NodeIndex, up to `top`.
   std::vector<std::vector<uint8_t>> held_lfts(uint16_t top) const {
