@@ -425,3 +425,25 @@ TEST_CASE("a master that hands over to an SM that sends no ACKNOWLEDGE follows i
 
 }  // namespace
 }  // namespace ibsm::test
+
+namespace ibsm::test {
+namespace {
+
+TEST_CASE("a standby whose priority is raised (SIGHUP) gets the mastership from the master's light sweep",
+          "[manager][failover]") {
+  Pair p(10, 5);
+  REQUIRE(p.b.master() == p.a);
+  SmConfig raised = p.b.config(14);
+  p.b.manager(p.c).reconfigure(raised);
+  CHECK(p.b.manager(p.c).sm_info().priority == 14);
+  REQUIRE(p.b.run_until_true([&] { return p.b.master() == p.c && p.b.manager(p.a).state() == st::standby; },
+                             10 * kSecond));
+  CHECK(p.b.manager(p.a).counters().handovers_sent == 1);
+  // And lowered again below the other: back to it.
+  p.b.manager(p.c).reconfigure(p.b.config(2));
+  REQUIRE(p.b.run_until_true([&] { return p.b.master() == p.a; }, 10 * kSecond));
+  CHECK(p.b.masters() == 1);
+}
+
+}  // namespace
+}  // namespace ibsm::test
