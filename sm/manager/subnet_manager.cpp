@@ -10,6 +10,7 @@
 #include "sa/client.h"
 #include "sa/snapshot.h"
 #include "sm/manager/remote_sms.h"
+#include "sm/manager/sm_info_smp.h"
 #include "sm/sweep/light_sweep.h"
 #include "sm/sweep/routing_step.h"
 
@@ -311,10 +312,7 @@ void SubnetManager::poll_master(Micros now) {
     return;
   }
   if (poll_in_flight_ || now < next_poll_) return;
-  std::array<uint8_t, wire::smp_data_size> payload{};
-  wire::encode(agent_.sm_info(true), payload);
-  MadPacket p;
-  p.data = wire::build_dr_smp(wire::method::get, wire::smp_attr::sm_info, 0, 0, master_->path, payload);
+  MadPacket p = sm_info_smp(wire::method::get, 0, master_->path, agent_.sm_info(true));
   // One attempt per poll: polling_retry_number counts the misses, and a
   // dispatcher retry would only hide one.
   RequestOptions once;
@@ -330,12 +328,9 @@ void SubnetManager::on_poll_answer(Result<MadPacket> answer) {
   poll_in_flight_ = false;
   if (state_ != st::standby || !master_) return;
   std::string why;
-  if (!answer.ok()) {
-    why = answer.status().message();
-  } else if (auto smp = wire::parse_smp(answer->data); !smp.ok() || smp->status() != 0) {
-    why = smp.ok() ? fmt::format("status 0x{:04x}", smp->status()) : smp.status().message();
-  } else if (auto info = wire::decode_sm_info(smp->data()); !info.ok()) {
-    why = "unreadable SMInfo";
+  auto info = sm_info_of(answer);
+  if (!info.ok()) {
+    why = info.status().message();
   } else if (info->sm_state != st::master) {
     why = fmt::format("it is {}", wire::sm_state_name(info->sm_state));
   } else {
@@ -365,47 +360,30 @@ void SubnetManager::hand_over(const RemoteSm& to) {
   handover_deadline_ = clock_.now() + std::max(2 * poll_interval(), kSecond);
   log(log_, LogLevel::info, Subsystem::state, "handing over to the sm at port {} (lid {}, priority {}, {})",
       to.port_guid, to.lid, to.info.priority, wire::sm_state_name(to.info.sm_state));
-  std::array<uint8_t, wire::smp_data_size> payload{};
-  wire::encode(agent_.sm_info(true), payload);
-  MadPacket p;
-  p.data = wire::build_dr_smp(wire::method::set, wire::smp_attr::sm_info, wire::sm_info_control::handover, 0, to.path,
-                              payload);
+  MadPacket p = sm_info_smp(wire::method::set, wire::sm_info_control::handover, to.path, agent_.sm_info(true));
   dispatcher_.submit(p, [this, guid = to.port_guid](Result<MadPacket> r) {
-    std::string why;
-    if (!r.ok()) {
-      why = r.status().message();
-    } else if (auto smp = wire::parse_smp(r->data); !smp.ok() || smp->status() != 0) {
-      why = smp.ok() ? fmt::format("status 0x{:04x}", smp->status()) : smp.status().message();
-    }
-    if (why.empty() || !handover_to_ || handover_to_->port_guid != guid) return;  // now wait for the ACKNOWLEDGE
-    log(log_, LogLevel::warn, Subsystem::state, "HANDOVER to port {} not taken ({}): staying master", guid, why);
+    auto answered = sm_info_of(r);
+    if (answered.ok() || !handover_to_ || handover_to_->port_guid != guid) return;  // now wait for the ACKNOWLEDGE
+    log(log_, LogLevel::warn, Subsystem::state, "HANDOVER to port {} not taken ({}): staying master", guid,
+        answered.status().message());
     handover_to_.reset();
     heavy_due_ = true;
   });
 }
 
-// The ACKNOWLEDGE carries the state this SM was in when the HANDOVER came
-// (STANDBY): OpenSM refuses an ACKNOWLEDGE from an SM that says MASTER
-// ("ERR 2F04: Check legality failed").
 // No ACKNOWLEDGE in time. OpenSM takes a HANDOVER and becomes master without
 // sending one, so the SM asked is read once more: MASTER means it took the
 // mastership, and this SM follows it; anything else, and this SM stays master.
 void SubnetManager::probe_handover() {
   handover_probe_ = true;
-  std::array<uint8_t, wire::smp_data_size> payload{};
-  wire::encode(agent_.sm_info(true), payload);
-  MadPacket p;
-  p.data = wire::build_dr_smp(wire::method::get, wire::smp_attr::sm_info, 0, 0, handover_to_->path, payload);
+  MadPacket p = sm_info_smp(wire::method::get, 0, handover_to_->path, agent_.sm_info(true));
   dispatcher_.submit(p, [this, guid = handover_to_->port_guid](Result<MadPacket> r) {
     handover_probe_ = false;
     if (!handover_to_ || handover_to_->port_guid != guid || state_ != st::master) return;
-    std::optional<wire::SmInfo> info;
-    if (r.ok())
-      if (auto smp = wire::parse_smp(r->data); smp.ok() && smp->status() == 0)
-        if (auto i = wire::decode_sm_info(smp->data()); i.ok()) info = *i;
+    auto info = sm_info_of(r);
     RemoteSm to = *handover_to_;
     handover_to_.reset();
-    if (info && info->sm_state == st::master && info->guid == guid) {
+    if (info.ok() && info->sm_state == st::master && info->guid == guid) {
       ++counters_.handovers_unacknowledged;
       log(log_, LogLevel::info, Subsystem::state, "the sm at port {} is MASTER without an ACKNOWLEDGE: following it",
           guid);
@@ -419,14 +397,13 @@ void SubnetManager::probe_handover() {
   });
 }
 
+// The ACKNOWLEDGE carries the state this SM was in when the HANDOVER came
+// (STANDBY): OpenSM refuses an ACKNOWLEDGE from an SM that says MASTER
+// ("ERR 2F04: Check legality failed").
 void SubnetManager::send_acknowledge(const RemoteSm& to, uint8_t as_state) {
-  std::array<uint8_t, wire::smp_data_size> payload{};
   wire::SmInfo self = agent_.sm_info(true);
   self.sm_state = as_state;
-  wire::encode(self, payload);
-  MadPacket p;
-  p.data = wire::build_dr_smp(wire::method::set, wire::smp_attr::sm_info, wire::sm_info_control::acknowledge, 0,
-                              to.path, payload);
+  MadPacket p = sm_info_smp(wire::method::set, wire::sm_info_control::acknowledge, to.path, self);
   dispatcher_.submit(p, [this, guid = to.port_guid](Result<MadPacket> r) {
     if (!r.ok()) log(log_, LogLevel::warn, Subsystem::state, "ACKNOWLEDGE to port {}: {}", guid, r.status().message());
   });
