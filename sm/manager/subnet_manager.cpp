@@ -10,6 +10,7 @@
 #include "sa/client.h"
 #include "sa/snapshot.h"
 #include "sm/manager/remote_sms.h"
+#include "sm/manager/requester.h"
 #include "sm/manager/sm_info_smp.h"
 #include "sm/sweep/light_sweep.h"
 #include "sm/sweep/routing_step.h"
@@ -467,69 +468,22 @@ uint16_t SubnetManager::on_control(const SmControl& c) {
   }
 }
 
-// The port a request came from, found in the latest discovery: by its source
-// LID, or for a directed-route SMP by walking its return path back from our
-// port (each hop's ReturnPath entry is the port it came in by, IBA 14.2.2.2).
-std::optional<PortRef> SubnetManager::requester_port(const MadPacket& request) const {
-  const DiscoveryResult* d = latest_discovery_;
-  if (!d || !d->local_node.valid()) return std::nullopt;
-  auto smp = wire::parse_smp(request.data);
-  if (!smp.ok()) return std::nullopt;
-  const Fabric& f = d->fabric;
-  std::optional<PortRef> from;
-  if (smp->directed()) {
-    const DrPath back = smp->return_path();
-    NodeIndex node = d->local_node;
-    for (int hop = back.hops(); hop >= 1; --hop) {
-      const uint8_t in = back.port(hop);
-      if (in == 0 || in > f.node(node).num_ports || !f.node(node).port(in).connected()) return std::nullopt;
-      const Port& p = f.node(node).port(in);
-      from = PortRef{p.remote_node, p.remote_port};
-      node = p.remote_node;
-    }
-  } else {
-    for (uint32_t i = 0; i < f.node_count() && !from; ++i) {
-      const Node& n = f.node(NodeIndex{i});
-      for (uint8_t p = n.is_switch() ? 0 : 1; p <= (n.is_switch() ? 0 : n.num_ports); ++p) {
-        const Port& port = n.port(p);
-        const uint32_t lid = request.address.lid.value;
-        if (port.base_lid.value != 0 && lid >= port.base_lid.value && lid < port.base_lid.value + (1u << port.lmc))
-          from = PortRef{NodeIndex{i}, p};
-      }
-    }
-  }
-  // A switch's SM runs on its port 0: the walk ends on the port it sent from.
-  if (from && f.node(from->node).is_switch()) from->port = 0;
-  return from;
-}
-
 // Known to the latest discovery as an SM port: answered at once. Otherwise
 // (an SM that started since, whose Get came before the trap 144 sweep) its
 // PortInfo is read now, over the reverse of the route its Get took, and the
 // Get is answered when that read is.
 void SubnetManager::check_requester(const MadPacket& request, std::function<void(bool)> answer) {
-  if (auto from = requester_port(request)) {
+  if (auto from = latest_discovery_ ? requester_port(*latest_discovery_, request) : std::nullopt) {
     const auto& infos = latest_discovery_->port_info;
     if (from->node.value < infos.size() && from->port < infos[from->node.value].size() &&
         (infos[from->node.value][from->port].capability_mask & wire::port_cap::is_sm) != 0)
       return answer(true);
   }
-  auto smp = wire::parse_smp(request.data);
-  if (!smp.ok()) return answer(false);
-  MadPacket probe;
-  if (smp->directed()) {
-    const DrPath back = smp->return_path();
-    if (back.hops() == 0) return answer(false);  // from our own port
-    DrPath there;
-    for (int hop = back.hops(); hop >= 1; --hop) there = there.extended(back.port(hop));
-    probe.data = wire::build_dr_smp(wire::method::get, wire::smp_attr::port_info, 0, 0, there);
-  } else {
-    probe.data = wire::build_lid_smp(wire::method::get, wire::smp_attr::port_info, 0, 0);
-    probe.address.lid = request.address.lid;
-  }
+  auto probe = port_info_probe(request);
+  if (!probe) return answer(false);
   RequestOptions once;
   once.retries = 0;
-  dispatcher_.submit(probe, [answer = std::move(answer)](Result<MadPacket> r) {
+  dispatcher_.submit(*probe, [answer = std::move(answer)](Result<MadPacket> r) {
     bool is_sm = false;
     if (r.ok()) {
       auto reply = wire::parse_smp(r->data);

@@ -134,7 +134,6 @@ class SubnetManager {
   void send_acknowledge(const RemoteSm& to, uint8_t as_state);
   void probe_handover();
   uint16_t on_control(const SmControl& control);
-  std::optional<PortRef> requester_port(const MadPacket& request) const;
   void check_requester(const MadPacket& request, std::function<void(bool)> answer);
   void on_sa_mad(const MadPacket& packet);
   void publish_to_sa(const SweepReport& report, Micros now);
