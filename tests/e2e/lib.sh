@@ -138,6 +138,12 @@ sim_client() {
 #   check_sm_lid LID [MAP]         every CA port (of lid map MAP, default lids.before)
 #                                  is Active and has SMLid LID; 1 and the first
 #                                  port that is not, otherwise
+#   judge_master NEW_HOST OLD_HOST|-  the SM at NEW_HOST is the master all see:
+#                                  sminfo (the judge's own SM and NEW_HOST's LID)
+#                                  says MASTER, OLD_HOST's SM says STANDBY, every
+#                                  CA port has its LID as SMLid (20 s to get
+#                                  there), no LID differs from lids.before (take
+#                                  it with lid_map first), every CA pair routed
 # JUDGE_HOST (default host-2) is the host the judges run from: not an SM's.
 JUDGE_HOST=${JUDGE_HOST:-host-2}
 declare -A SM_PIDS=()
@@ -244,4 +250,22 @@ check_sm_lid() {
     grep -qE "^SMLid:\.+$want\$" <<<"$info" && grep -qE "^LinkState:\.+Active" <<<"$info" ||
       { echo "lid $lid: $(grep -E '^(SMLid|LinkState)' <<<"$info" | tr -s '.' ' ' | tr '\n' ' ')"; return 1; }
   done < "$map"
+}
+state_of() { sminfo_of "$1" | awk '{print $1}'; }
+judge_master() {
+  local new=$1 old=$2 guid lid i why=""
+  guid=$(port_guid "$new"); lid=$(port_lid "$new")
+  wait_master "$guid" 30 || fail "sminfo at $JUDGE_HOST does not show $new ($guid) as MASTER: $(sminfo_of || true)"
+  wait_master "$guid" 5 "$lid" || fail "sminfo of lid $lid: $(sminfo_of "$lid" || true)"
+  if [[ $old != - ]]; then
+    local old_lid
+    old_lid=$(port_lid "$old")
+    [[ $(state_of "$old_lid") == STANDBY ]] || fail "the old master at $old (lid $old_lid) is $(sminfo_of "$old_lid" || echo silent), not STANDBY"
+  fi
+  for i in $(seq 1 100); do why=$(check_sm_lid "$lid") && break; sleep 0.2; done
+  [[ -z $why ]] || fail "not every CA port knows SM LID $lid: $why"
+  lid_map lids.after || fail "ibnetdiscover failed after the change"
+  diff lids.before lids.after > lids.diff || fail "LIDs changed: $(head -6 lids.diff)"
+  check_routed after || fail "the tables do not deliver every pair: $(tail -5 after.check)"
+  echo "$new is MASTER (lid $lid), every CA port points at it, $(wc -l < lids.after) LIDs unchanged, every CA pair routed"
 }
