@@ -6,7 +6,9 @@
 # standby at host-1 (priority 5), the judges at host-2.
 #  1. Polling cost: the standby's MADs per minute while it is STANDBY, counted
 #     around umad_send (bench/umad_mark.c, a window of --window seconds that
-#     starts a second after "Entering STANDBY state"), the same way for both.
+#     starts a second after "Entering STANDBY state"), the same way for both:
+#     all = requests (its SMInfo polls of the master, traps) + answers (to the
+#     master's SMInfo Gets as it sweeps).
 #  2. Takeover: the master is SIGKILLed; then, from the kill,
 #       master_s  sminfo at host-2 asked at the standby's LID says MASTER;
 #       seen_s    plain sminfo at host-2 (the SM host-2's port knows) names the
@@ -167,7 +169,8 @@ one_run() {
     fi
     stop_pid "$standby"
     if [[ -s $dir/standby.mark ]]; then
-      rate=$(awk '$4 > 0 {printf "%.1f", $3 * 60 / $4}' "$dir/standby.mark")
+      # MADs per minute: all, and as requests (its polls, traps) + answers (to the master's SMInfo Gets).
+      rate=$(awk '$4 > 0 {printf "%.1f=%.1f+%.1f", $3 * 60 / $4, $5 * 60 / $4, $6 * 60 / $4}' "$dir/standby.mark")
       rate=${rate:--}
     fi
     [[ -s $dir/standby.count ]] && total=$(awk '{n += $3} END {print n + 0}' "$dir/standby.count")
@@ -192,11 +195,19 @@ for mode in "${mode_list[@]}"; do
   done
 done
 echo
-printf '%-12s %14s %10s %10s %10s %6s %7s  %s\n' mode "standby MAD/min" master_s seen_s ports_s LIDs routed note
+printf '%-12s %18s %10s %10s %10s %6s %7s  %s\n' mode "standby MAD/min" master_s seen_s ports_s LIDs routed note
 for mode in "${mode_list[@]}"; do
   col() { awk -v m="$mode" -v c="$1" '$1 == m && $c != "-" {print $c}' "$results" | median; }
+  rates() {  # the median of each part of all=requests+answers
+    local parts=() i
+    for i in 1 2 3; do
+      parts+=("$(awk -v m="$mode" -v i="$i" '$1 == m && $3 != "-" {split($3, r, /[=+]/); print r[i]}' "$results" | median)")
+    done
+    [[ ${parts[0]} == - ]] && echo - || echo "${parts[0]}=${parts[1]}+${parts[2]}"
+  }
   last() { awk -v m="$mode" -v c="$1" '$1 == m {v = $c} END {print v}' "$results"; }
   note=$(awk -v m="$mode" '$1 == m && NF > 9 {$1 = $2 = $3 = $4 = $5 = $6 = $7 = $8 = $9 = ""; sub(/^ +/, ""); print; exit}' "$results")
-  printf '%-12s %14s %10s %10s %10s %6s %7s  %s\n' "$mode" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)" "$(last 7)" "$(last 8)" "$note"
+  printf '%-12s %18s %10s %10s %10s %6s %7s  %s\n' "$mode" "$(rates)" "$(col 4)" "$(col 5)" "$(col 6)" "$(last 7)" "$(last 8)" "$note"
 done
-echo "(medians over the runs; master_s/seen_s/ports_s: seconds from the SIGKILL of the master, see the header)"
+echo "(medians over the runs; standby MAD/min: all=requests+answers; master_s/seen_s/ports_s: seconds from the"
+echo " SIGKILL of the master, see the header)"

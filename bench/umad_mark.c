@@ -3,12 +3,15 @@
  * benchmark marks with two files: a send counts if, when it is made, the file
  * named by UMAD_MARK_START exists and the one named by UMAD_MARK_END does not.
  * At exit it appends one line to the file named by UMAD_MARK_FILE (or stderr):
- *   <pid> <comm> <sends in the window> <window seconds>
+ *   <pid> <comm> <sends in the window> <window seconds> <requests> <responses>
+ * (responses: the MADs with the R bit in their method, e.g. GetResp; the
+ * rest, TrapRepress included, are counted as requests)
  * the window running from the start file's mtime to the end file's mtime (or
  * to the exit if there is no end file). Preload it ahead of umad_count.so,
  * which still counts every send by kind. A benchmark aid, not part of ibsm. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <infiniband/umad.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -17,7 +20,7 @@
 
 static int (*real_send)(int, int, void *, int, int, int);
 static int started, ended;
-static unsigned long in_window;
+static unsigned long in_window, responses;
 
 static int exists(const char *path) { return path && access(path, F_OK) == 0; }
 
@@ -27,7 +30,11 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
   if (rc == 0 && !ended) {
     if (!started) started = exists(getenv("UMAD_MARK_START"));
     if (started) ended = exists(getenv("UMAD_MARK_END"));
-    if (started && !ended) ++in_window; /* not thread-safe: a count off by one at worst */
+    if (started && !ended && length >= 4) {
+      /* not thread-safe: a count off by one at worst */
+      ++in_window;
+      if (((const unsigned char *)umad_get_mad(umad))[3] & 0x80) ++responses;
+    }
   }
   return rc;
 }
@@ -57,6 +64,7 @@ static void report(void) {
     if (fscanf(cmd, "%255s", name) != 1) name[0] = '?';
     fclose(cmd);
   }
-  fprintf(out, "%d %s %lu %.3f\n", (int)getpid(), name, in_window, from < 0 ? 0.0 : to - from);
+  fprintf(out, "%d %s %lu %.3f %lu %lu\n", (int)getpid(), name, in_window, from < 0 ? 0.0 : to - from,
+          in_window - responses, responses);
   if (out != stderr) fclose(out);
 }
