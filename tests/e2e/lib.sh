@@ -165,7 +165,7 @@ sm_start() {
     *) fail "sm_start: unknown SM kind $kind" ;;
   esac
   SM_PIDS[$name]=$!
-  trap 'rc=$?; sm_stop_all; set +e; (exit $rc); e2e_cleanup' EXIT
+  trap 'rc=$?; sm_stop_all; sm_daemon_stop; set +e; (exit $rc); e2e_cleanup' EXIT
 }
 sm_conf() {
   local name=$1; shift
