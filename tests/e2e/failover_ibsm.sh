@@ -1,87 +1,90 @@
 #!/usr/bin/env bash
-# Two ibsm daemons on ibsim, judged by sminfo and ibnetdiscover from a third
-# host: the higher-priority one is MASTER and the other STANDBY; a service
-# registered with the master is on the standby's mirror; SIGKILL of the
-# master makes the standby MASTER (the time it took is printed) with every
-# LID where it was and the service still served; the killed SM started again
-# at a higher priority gets the mastership back by HANDOVER.
+# Master/standby failover between ibsm daemons on ibsim (IBA 14.4), judged from
+# a third host (JUDGE_HOST, host-2):
+#  1. A (host-0, priority 10) is master, B (host-1, priority 5) goes STANDBY;
+#     sminfo says so. host-4 registers a ServiceRecord on A's SA.
+#  2. A is killed (SIGKILL): B takes over. Printed: seconds from the kill to
+#     B's "Entering MASTER state", to sminfo at host-2 naming B MASTER (host-2's
+#     port then has B's LID as SM LID), to every CA port having it. Judged:
+#     the LIDs of before (ibnetdiscover), every CA pair routed (dump_lfts,
+#     ibsm check), and the ServiceRecord found on B's SA (saquery -S) — the
+#     standby mirrored the master's SA state.
+#  3. C (host-3, priority 15) joins: B hands over. C is MASTER, B STANDBY,
+#     the same judges, the ServiceRecord found on C, and no ping-pong after.
+# KIND=opensm runs the same steps with OpenSM daemons (polling every second,
+# twice), to check the harness on OpenSM alone; OpenSM keeps no SA records
+# across a failover, so the ServiceRecord checks are reported, not judged.
 source "$(dirname "$0")/lib.sh"
 e2e_setup "$1"
+kind=${KIND:-ibsm}
 
-"$IBSM" topo leaf-spine --leaves 3 --spines 2 --hosts 2 -o fabric.net
-ibsim_start "$PWD/fabric.net"
-
-pids=()
-stop_all() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
-trap 'rc=$?; stop_all; set +e; (exit $rc); e2e_cleanup' EXIT
-
-# start_sm HOST PRIORITY LOG: an ibsm daemon; its pid in last_pid.
-start_sm() {
-  mkdir -p "cache-$1"
-  SIM_HOST=$1 LD_PRELOAD="$UMAD2SIM" "$IBSM" run -p "$2" -s 1 -f "$3" -v --cache-dir "cache-$1" > "$3.out" 2>&1 &
-  last_pid=$!
-  pids+=("$last_pid")
+fabric_start --topo leaf-spine --leaves 3 --spines 2 --hosts 2  # host-0 .. host-5
+tuned=$(sm_conf tuned sminfo_polling_timeout 1000 polling_retry_number 2)
+start() {  # start NAME HOST PRIORITY
+  if [[ $kind == opensm ]]; then sm_start "$1" opensm "$2" "$3" -F "$tuned"; else sm_start "$1" ibsm "$2" "$3"; fi
 }
-# wait_for SECONDS WHAT COMMAND...
-wait_for() {
-  local seconds=$1 what=$2; shift 2
-  local i
-  for i in $(seq 1 $((seconds * 20))); do
-    "$@" && return 0
-    sleep 0.05
-  done
-  fail "timed out waiting for $what"
+must_log() {  # must_log NAME PATTERN SECONDS [COUNT]
+  wait_log "$@" || fail "$1 did not log '$2' within $3 s: $(tail -3 "$(sm_log "$1")")"
 }
-in_log() { grep -q "$2" "$1" 2>/dev/null; }
-judge() { SIM_HOST=host-5 sim_client timeout 10 "$@"; }
-master_is() {  # master_is GUID: sminfo from a third host names it MASTER
-  judge sminfo > sminfo.out 2>/dev/null || return 1
-  grep -q SMINFO_MASTER sminfo.out || return 1
-  local shown
-  shown=$(grep -oE 'sm guid 0x[0-9a-f]+' sminfo.out | awk '{print $3}')
-  [[ -n $shown && $((shown)) -eq $(($1)) ]]
+since() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", b - a}'; }
+# service_on WHO: the ServiceRecord is in the SA that host-2's port knows.
+service_on() {
+  SIM_HOST=$JUDGE_HOST sim_client timeout 20 saquery -S > "sr.$1" 2>/dev/null || { echo "saquery -S failed"; return 1; }
+  grep -qE "ServiceID\.+0x0000000000005a00" "sr.$1" && grep -qE "ServiceName\.+ibsm-failover" "sr.$1" ||
+    { echo "not found on $1: $(grep -cE 'ServiceID' "sr.$1") record(s)"; return 1; }
 }
-port_guid_of() {  # the port GUID of HOST's port 1, from the netfile's switch side
-  grep -oE "\"$1\"\[1\]\([0-9a-f]+\)" fabric.net | head -1 | grep -oE '\([0-9a-f]+\)' | tr -d '()'
+judge_service() {  # judge_service WHO
+  local why
+  if why=$(service_on "$1"); then echo "the ServiceRecord registered on A is on $1"
+  elif [[ $kind == opensm ]]; then echo "OpenSM: $why (not judged)"
+  else fail "after the failover to $1: $why"; fi
 }
-lids() { judge ibnetdiscover > now.out 2>/dev/null && grep -oE 'lid [0-9]+' now.out | sort; }
 
-start_sm host-0 10 a.log
-a=$last_pid
-wait_for 20 "SUBNET UP on host-0" in_log a.log "SUBNET UP"
-start_sm host-1 5 b.log
-b=$last_pid
-wait_for 20 "host-1 STANDBY" in_log b.log "Entering STANDBY state"
-guid_a=0x$(port_guid_of host-0)
-guid_b=0x$(port_guid_of host-1)
-[[ $guid_a != 0x && $guid_b != 0x ]] || fail "no port guids for host-0 and host-1 in fabric.net"
-wait_for 10 "sminfo: host-0 master" master_is "$guid_a"
-lids > lids-before.out || fail "ibnetdiscover failed"
+# --- 1. A master, B standby; a service registered on A.
+start A host-0 10
+must_log A "SUBNET UP" 60
+start B host-1 5
+must_log B "Entering STANDBY state" 60
+wait_master "$(port_guid host-0)" 10 || fail "A is not the master: $(sminfo_of || true)"
+[[ $(state_of "$(port_lid host-1)") == STANDBY ]] || fail "sminfo does not show B STANDBY: $(sminfo_of "$(port_lid host-1)" || true)"
+lid_map lids.before || fail "ibnetdiscover failed"
+owner=$(port_guid host-4)
+owner_gid=$(python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address(0xfe80 << 112 | int(sys.argv[1], 16)))' "$owner")
+SIM_HOST=host-4 client timeout 30 "$IBSM" query --timeout 5000 SR --set ServiceID=0x5a00 ServiceGID="$owner_gid" \
+  ServiceName=ibsm-failover --json > sr_set.out 2> sr_set.err || grep -q libumad2sim.so sr_set.err ||
+  fail "registering the service on A: $(cat sr_set.out sr_set.err)"
+why=$(service_on A) || fail "the service is not on A: $why"
+# The standby copies the master's SA records as it polls: give it a few polls.
+sleep "${MIRROR_WAIT:-3}"
 
-# A service registered with the master; the standby's mirror reads it.
-gid_2=$(python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address(0xfe80 << 112 | int(sys.argv[1], 16)))' \
-  "$(port_guid_of host-2)")
-SIM_HOST=host-2 sim_client timeout 20 "$IBSM" query --timeout 5000 SR --set ServiceID=0x1234 \
-  ServiceGID="$gid_2" ServiceName=failover-e2e ServiceLease=0xffffffff > sr-set.out 2>&1 || fail "service registration failed: $(cat sr-set.out)"
-sleep 2
+# --- 2. A dies; B takes over.
+t0=$(date +%s.%N)
+sm_kill A KILL
+must_log B "Entering MASTER state" 30
+t_state=$(date +%s.%N)
+wait_master "$(port_guid host-1)" 30 || fail "sminfo at $JUDGE_HOST does not show B MASTER: $(sminfo_of || true)"
+t_seen=$(date +%s.%N)
+b_lid=$(port_lid host-1)
+for _ in $(seq 1 100); do why=$(check_sm_lid "$b_lid") && break; sleep 0.2; done
+[[ -z $why ]] || fail "not every CA port knows B (lid $b_lid): $why"
+t_all=$(date +%s.%N)
+echo "takeover after SIGKILL of the master: B MASTER in $(since "$t0" "$t_state") s, sminfo at $JUDGE_HOST shows it in" \
+  "$(since "$t0" "$t_seen") s, every CA port points at it in $(since "$t0" "$t_all") s"
+judge_master host-1 -
+judge_service B
 
-kill -9 "$a"
-t0=$(date +%s%N)
-wait_for 10 "host-1 MASTER" in_log b.log "Entering MASTER state"
-wait_for 10 "sminfo: host-1 master" master_is "$guid_b"
-t1=$(date +%s%N)
-echo "takeover: $(( (t1 - t0) / 1000000 )) ms from SIGKILL to sminfo showing the standby MASTER"
-wait_for 10 "a sweep by host-1" in_log b.log "SUBNET UP"
-lids > lids-after.out || fail "ibnetdiscover failed"
-diff -u lids-before.out lids-after.out || fail "a LID changed in the takeover"
-SIM_HOST=host-2 sim_client timeout 20 "$IBSM" query --timeout 5000 SR ServiceID=0x1234 --json > sr-get.out 2>&1 ||
-  fail "service query on the new master failed: $(cat sr-get.out)"
-grep -q "failover-e2e" sr-get.out || fail "the service is not on the new master: $(cat sr-get.out)"
-
-# The killed SM restarts higher: HANDOVER gives it the mastership back.
-# (A SIGKILLed client keeps its ibsim slot; host-0's port gets a new one.)
-start_sm host-0 12 a2.log
-wait_for 20 "host-1 hands over" in_log b.log "Entering STANDBY state"
-wait_for 10 "sminfo: host-0 master again" master_is "$guid_a"
-in_log a2.log "HANDOVER received" || fail "host-0 did not get the mastership by HANDOVER: $(grep Entering a2.log)"
-echo "two ibsm daemons: election, takeover, handover, nothing lost"
+# --- 3. C joins higher: B hands over.
+t0=$(date +%s.%N)
+start C host-3 15
+bound=30
+[[ $kind == opensm ]] && bound=90  # two OpenSMs race on a newcomer (see failover_opensm.sh)
+must_log C "Entering MASTER state" "$bound"
+must_log B "Entering STANDBY state" 30 2
+echo "handover to a higher SM: C MASTER $(since "$t0" "$(date +%s.%N)") s after it started"
+judge_master host-3 host-1
+judge_service C
+sleep 3  # no ping-pong
+[[ $(grep -c "Entering MASTER state" "$(sm_log C)") -eq 1 ]] || fail "C lost the subnet again"
+[[ $(grep -c "Entering MASTER state" "$(sm_log B)") -eq 1 ]] || fail "B took the subnet back"
+judge_master host-3 host-1
+echo "failover_ibsm ($kind): pass"

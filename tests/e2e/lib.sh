@@ -6,7 +6,8 @@
 #   client CMD ARGS...      run a umad client (diag tool, opensm, ibsm) on the simulator
 #   fail MESSAGE            print and exit 1
 # Environment: IBSM (path of the ibsm binary), IBSM_TOOLS_DIR (test helper binaries),
-# UMAD_COUNT (umad_count.so, the MAD counter).
+# UMAD_COUNT (umad_count.so, the MAD counter), E2E_KEEP (set: keep the scratch
+# folder also when the test passes).
 set -euo pipefail
 
 UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
@@ -28,7 +29,7 @@ e2e_cleanup() {
     kill "$IBSIM_PID" 2>/dev/null || true
     wait "$IBSIM_PID" 2>/dev/null || true
   fi
-  if [[ $rc -ne 0 ]]; then
+  if [[ $rc -ne 0 || -n ${E2E_KEEP:-} ]]; then
     echo "--- e2e scratch folder kept: $E2E_DIR" >&2
     [[ -f sim.out ]] && { echo "--- ibsim output (tail):" >&2; tail -20 sim.out >&2; }
   else
@@ -113,4 +114,158 @@ sim_client() {
   cat sim_client.out
   cat sim_client.err >&2
   return $rc
+}
+
+# --- Several SMs on one fabric (failover) -----------------------------------
+#   sm_start NAME KIND HOST PRIORITY [ARGS...]  an SM (KIND ibsm: `ibsm run`, or
+#                                  opensm) attached at HOST with PRIORITY, run in
+#                                  folder NAME/ (log NAME/sm.log), stopped at exit
+#   sm_conf NAME KEY VALUE ...     writes NAME.conf (`key value` lines) and prints
+#                                  its path, for `-F "$(sm_conf ...)"`
+#   sm_log NAME, sm_pid NAME, sm_alive NAME
+#   wait_log NAME PATTERN SECONDS [COUNT]  until PATTERN (grep -E) is in NAME's
+#                                  log COUNT times (default 1); 1 on timeout
+#   sm_kill NAME [SIGNAL]          signals it (default KILL) and reaps it; a
+#                                  client killed by a signal keeps its ibsim slot
+#   port_guid HOST, port_lid HOST  the port GUID and LID of HOST, from its PortInfo
+#   sminfo_of [LID]                "STATE GUID PRIORITY" as sminfo at JUDGE_HOST sees
+#                                  the SM at LID (default: the SM its port knows)
+#   wait_master GUID SECONDS [LID] until sminfo_of says GUID is MASTER; 1 on timeout
+#   lid_map OUT                    every port of the fabric as ibnetdiscover at
+#                                  JUDGE_HOST reads it: "ca|sw GUID LID PORT" lines
+#   check_routed TAG               dump_lfts at JUDGE_HOST: every CA pair delivered
+#                                  (ibsm check on TAG.ibnetdiscover, TAG.lfts)
+#   check_sm_lid LID [MAP]         every CA port (of lid map MAP, default lids.before)
+#                                  is Active and has SMLid LID; 1 and the first
+#                                  port that is not, otherwise
+#   judge_master NEW_HOST OLD_HOST|-  the SM at NEW_HOST is the master all see:
+#                                  sminfo (the judge's own SM and NEW_HOST's LID)
+#                                  says MASTER, OLD_HOST's SM says STANDBY, every
+#                                  CA port has its LID as SMLid (20 s to get
+#                                  there), no LID differs from lids.before (take
+#                                  it with lid_map first), every CA pair routed
+# JUDGE_HOST (default host-2) is the host the judges run from: not an SM's.
+JUDGE_HOST=${JUDGE_HOST:-host-2}
+declare -A SM_PIDS=()
+
+sm_start() {
+  local name=$1 kind=$2 host=$3 prio=$4; shift 4
+  mkdir -p "$E2E_DIR/$name"
+  local dir=$E2E_DIR/$name
+  case $kind in
+    ibsm)
+      SIM_HOST=$host LD_PRELOAD="$UMAD2SIM" "$IBSM" run -p "$prio" -f "$dir/sm.log" -v --cache-dir "$dir/cache" "$@" \
+        > "$dir/out" 2>&1 &
+      ;;
+    opensm)
+      # -d2: flush the log as it goes; cache and dumps in the SM's folder.
+      (cd "$dir" && SIM_HOST=$host OSM_CACHE_DIR=$dir OSM_TMP_DIR=$dir LD_PRELOAD="$UMAD2SIM" \
+        exec opensm -p "$prio" -d2 -f "$dir/sm.log" "$@" > "$dir/out" 2>&1) &
+      ;;
+    *) fail "sm_start: unknown SM kind $kind" ;;
+  esac
+  SM_PIDS[$name]=$!
+  trap 'rc=$?; sm_stop_all; sm_daemon_stop; set +e; (exit $rc); e2e_cleanup' EXIT
+}
+sm_conf() {
+  local name=$1; shift
+  local file=$E2E_DIR/$name.conf
+  : > "$file"
+  while [[ $# -ge 2 ]]; do echo "$1 $2" >> "$file"; shift 2; done
+  echo "$file"
+}
+sm_log() { echo "$E2E_DIR/$1/sm.log"; }
+sm_pid() { echo "${SM_PIDS[$1]:-}"; }
+sm_alive() { [[ -n ${SM_PIDS[$1]:-} ]] && kill -0 "${SM_PIDS[$1]}" 2>/dev/null; }
+sm_kill() {
+  local name=$1 sig=${2:-KILL} pid=${SM_PIDS[$1]:-}
+  [[ -n $pid ]] || return 0
+  kill "-$sig" "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  unset "SM_PIDS[$name]"
+}
+sm_stop_all() {
+  local name pid i
+  for name in "${!SM_PIDS[@]}"; do kill -TERM "${SM_PIDS[$name]}" 2>/dev/null || true; done
+  for name in "${!SM_PIDS[@]}"; do
+    pid=${SM_PIDS[$name]}
+    for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  SM_PIDS=()
+}
+wait_log() {
+  local name=$1 pattern=$2 seconds=$3 count=${4:-1} log n i
+  log=$(sm_log "$name")
+  for i in $(seq 1 $((seconds * 10))); do
+    n=$(grep -cE "$pattern" "$log" 2>/dev/null || true)
+    [[ ${n:-0} -ge $count ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+port_guid() { SIM_HOST=$1 sim_client timeout 10 smpquery -D nodeinfo 0 2>/dev/null | awk -F. '/^PortGuid/ {print $NF}'; }
+port_lid() { SIM_HOST=$1 sim_client timeout 10 smpquery -D portinfo 0 2>/dev/null | awk -F. '/^Lid:/ {print $NF}'; }
+sminfo_of() {
+  local out
+  out=$(SIM_HOST=$JUDGE_HOST client timeout 10 sminfo -t 300 ${1:+"$1"} 2>/dev/null) || return 1
+  # sminfo: sm lid 1 sm guid 0x2c90400000001, activity count 490 priority 15 state 3 SMINFO_MASTER
+  awk '{for (i = 1; i <= NF; i++) {if ($i == "guid") g = $(i+1); if ($i == "priority") p = $(i+1); if ($i == "state") s = $(i+2)}}
+       END {sub(",", "", g); sub("SMINFO_", "", s); if (s == "") exit 1; print s, g, p}' <<<"$out"
+}
+wait_master() {
+  local guid=$1 seconds=$2 lid=${3:-} i seen
+  for i in $(seq 1 $((seconds * 5))); do
+    seen=$(sminfo_of $lid) || seen=""
+    if [[ -n $seen ]]; then
+      set -- $seen
+      [[ $1 == MASTER && $(( $2 )) -eq $(( guid )) ]] && return 0
+    fi
+    sleep 0.2
+  done
+  return 1
+}
+lid_map() {
+  SIM_HOST=$JUDGE_HOST sim_client timeout 20 ibnetdiscover > "$1.ibnetdiscover" 2>/dev/null || return 1
+  # Switch: "switchguid=0x..." then "Switch N ... # "desc" base port 0 lid L lmc 0";
+  # CA port: "[P](guid) ... # lid L lmc 0 ...".
+  awk '/^switchguid=/ {split($1, a, /[=(]/); sw = a[2]}
+       /^Switch/ {for (i = 1; i <= NF; i++) if ($i == "lid") {print "sw", sw, $(i+1), 0; break}}
+       /^\[[0-9]+\]\([0-9a-f]+\)/ {split($1, b, /[][()]/); for (i = 1; i <= NF; i++) if ($i == "lid") {print "ca", "0x" b[4], $(i+1), b[2]; break}}' \
+    "$1.ibnetdiscover" | sort > "$1"
+  [[ -s $1 ]]
+}
+check_routed() {
+  local tag=$1
+  SIM_HOST=$JUDGE_HOST sim_client timeout 20 ibnetdiscover > "$tag.ibnetdiscover" 2>/dev/null || return 1
+  SIM_HOST=$JUDGE_HOST sim_client timeout 20 dump_lfts > "$tag.lfts" 2>/dev/null || return 1
+  "$IBSM" check --topology "$tag.ibnetdiscover" --lfts "$tag.lfts" > "$tag.check" 2>&1
+}
+check_sm_lid() {
+  local want=$1 map=${2:-lids.before} kind guid lid port info
+  while read -r kind guid lid port; do
+    [[ $kind == ca ]] || continue
+    info=$(SIM_HOST=$JUDGE_HOST client timeout 10 smpquery portinfo "$lid" "$port" 2>/dev/null) || { echo "lid $lid: no PortInfo"; return 1; }
+    grep -qE "^SMLid:\.+$want\$" <<<"$info" && grep -qE "^LinkState:\.+Active" <<<"$info" ||
+      { echo "lid $lid: $(grep -E '^(SMLid|LinkState)' <<<"$info" | tr -s '.' ' ' | tr '\n' ' ')"; return 1; }
+  done < "$map"
+}
+state_of() { sminfo_of "$1" | awk '{print $1}'; }
+judge_master() {
+  local new=$1 old=$2 guid lid i why=""
+  guid=$(port_guid "$new"); lid=$(port_lid "$new")
+  wait_master "$guid" 30 || fail "sminfo at $JUDGE_HOST does not show $new ($guid) as MASTER: $(sminfo_of || true)"
+  wait_master "$guid" 5 "$lid" || fail "sminfo of lid $lid: $(sminfo_of "$lid" || true)"
+  if [[ $old != - ]]; then
+    local old_lid
+    old_lid=$(port_lid "$old")
+    [[ $(state_of "$old_lid") == STANDBY ]] || fail "the old master at $old (lid $old_lid) is $(sminfo_of "$old_lid" || echo silent), not STANDBY"
+  fi
+  for i in $(seq 1 100); do why=$(check_sm_lid "$lid") && break; sleep 0.2; done
+  [[ -z $why ]] || fail "not every CA port knows SM LID $lid: $why"
+  lid_map lids.after || fail "ibnetdiscover failed after the change"
+  diff lids.before lids.after > lids.diff || fail "LIDs changed: $(head -6 lids.diff)"
+  check_routed after || fail "the tables do not deliver every pair: $(tail -5 after.check)"
+  echo "$new is MASTER (lid $lid), every CA port points at it, $(wc -l < lids.after) LIDs unchanged, every CA pair routed"
 }

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Master/standby failover between OpenSM and ibsm on ibsim (IBA 14.4), judged
+# from a third host (JUDGE_HOST, host-2) by the diag tools. One case per run:
+#   a  OpenSM master, ibsm standby at a lower priority; OpenSM killed (SIGKILL):
+#      ibsm takes over
+#   b  OpenSM master; ibsm joins at a higher priority: OpenSM hands over to ibsm
+#   c  ibsm master, OpenSM standby at a lower priority; ibsm killed: OpenSM
+#      takes over
+#   d  ibsm master; OpenSM joins at a higher priority: ibsm hands over to OpenSM
+# Judged each time: sminfo at host-2 names the new master MASTER (and, after a
+# handover, the old one STANDBY); every CA port has the new master's LID as
+# its SM LID and is Active; ibnetdiscover shows the LIDs of before; dump_lfts'
+# tables deliver every CA pair (ibsm check).
+# Usage: failover_opensm.sh NAME CASE. OSM_ARGS: more options for every
+# OpenSM (e.g. OSM_ARGS="-D 0x0f" for a debug log). PEER=opensm plays ibsm's part with a
+# second OpenSM (sminfo_polling_timeout 1000, polling_retry_number 2, close
+# to ibsm's defaults): the harness checked on OpenSM alone.
+# OpenSM keeps its defaults (polls every 10 s) except as the standby of (c),
+# which polls every second (sminfo_polling_timeout 1000, polling_retry_number 2).
+# Under ibsim no TrapRepress reaches anyone (ibsim drops method 0x07): each
+# trap 144 OpenSM sends holds one of its max_wire_smps (4) slots for good, so
+# in (d) OpenSM, polling every 10 s and trapping at each poll, falls silent
+# about 30 s after it joins unless the master hands over first.
+source "$(dirname "$0")/lib.sh"
+e2e_setup "$1"
+case=${2:?usage: failover_opensm.sh NAME a|b|c|d}
+peer=${PEER:-ibsm}
+read -r -a osm_args <<<"${OSM_ARGS:-}"
+
+fabric_start --topo leaf-spine --leaves 3 --spines 2 --hosts 2  # host-0 .. host-5
+low=5 high=10
+# With ibsm on one side a handover takes well under a second (25 s bound: before
+# OpenSM falls silent, see above). Two OpenSMs race under ibsim: ibsim's trap 144
+# (IsSM set) makes the master hand over to the newcomer while it is still
+# DISCOVERING, the newcomer then goes STANDBY on the master it saw, and both are
+# STANDBY until the newcomer's polling gives up (4 s tuned, 50 s by default).
+handover_bound=25
+[[ $peer == opensm ]] && handover_bound=90
+tuned=$(sm_conf tuned sminfo_polling_timeout 1000 polling_retry_number 2)
+# peer_start HOST PRIORITY: ibsm's part (ibsm with its defaults, or OpenSM tuned).
+peer_start() {
+  if [[ $peer == opensm ]]; then sm_start peer opensm "$1" "$2" -F "$tuned" "${osm_args[@]}"; else sm_start peer ibsm "$1" "$2"; fi
+}
+must_log() {  # must_log NAME PATTERN SECONDS
+  wait_log "$1" "$2" "$3" || fail "$1 did not log '$2' within $3 s: $(tail -3 "$(sm_log "$1")")"
+}
+up() { must_log "$1" "SUBNET UP" 60; }
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}'; }
+
+case $case in
+  a)  # OpenSM master, peer standby; OpenSM dies.
+    sm_start osm opensm host-0 "$high" "${osm_args[@]}"; up osm
+    peer_start host-1 "$low"
+    must_log peer "Entering STANDBY state" 60
+    [[ $(state_of "$(port_lid host-1)") == STANDBY ]] || fail "sminfo does not show $peer at host-1 STANDBY"
+    wait_master "$(port_guid host-0)" 10 || fail "OpenSM is not the master before the kill: $(sminfo_of || true)"
+    lid_map lids.before || fail "ibnetdiscover failed"
+    t0=$(date +%s.%N)
+    sm_kill osm KILL
+    must_log peer "Entering MASTER state" 60
+    echo "$peer at host-1 entered MASTER $(elapsed "$t0") s after OpenSM was killed"
+    judge_master host-1 -
+    ;;
+  b)  # OpenSM master; a higher peer joins and gets the subnet.
+    sm_start osm opensm host-0 "$low" "${osm_args[@]}"; up osm
+    lid_map lids.before || fail "ibnetdiscover failed"
+    t0=$(date +%s.%N)
+    peer_start host-1 "$high"
+    must_log peer "Entering MASTER state" "$handover_bound"
+    must_log osm "Entering STANDBY state" 30
+    echo "$peer at host-1 entered MASTER $(elapsed "$t0") s after it started; OpenSM went STANDBY"
+    judge_master host-1 host-0
+    sleep 3  # no ping-pong: OpenSM stays STANDBY
+    [[ $(grep -c "Entering MASTER state" "$(sm_log osm)") -eq 1 ]] || fail "OpenSM took the subnet back"
+    judge_master host-1 host-0
+    ;;
+  c)  # peer master, OpenSM standby (polling every second); the peer dies.
+    peer_start host-0 "$high"; up peer
+    sm_start osm opensm host-1 "$low" -F "$tuned" "${osm_args[@]}"
+    must_log osm "Entering STANDBY state" 60
+    wait_master "$(port_guid host-0)" 10 || fail "$peer is not the master before the kill: $(sminfo_of || true)"
+    lid_map lids.before || fail "ibnetdiscover failed"
+    t0=$(date +%s.%N)
+    sm_kill peer KILL
+    must_log osm "Entering MASTER state" 60
+    echo "OpenSM at host-1 entered MASTER $(elapsed "$t0") s after $peer was killed"
+    judge_master host-1 -
+    ;;
+  d)  # peer master; a higher OpenSM joins and gets the subnet.
+    peer_start host-0 "$low"; up peer
+    lid_map lids.before || fail "ibnetdiscover failed"
+    t0=$(date +%s.%N)
+    sm_start osm opensm host-1 "$high" "${osm_args[@]}"
+    # OpenSM goes STANDBY on the master it finds (unless the handover comes while
+    # it is DISCOVERING) and traps (144) at every poll (10 s); after 4
+    # unrepressed traps it is silent.
+    must_log osm "Entering MASTER state" "$handover_bound"
+    must_log peer "Entering STANDBY state" 10
+    echo "OpenSM at host-1 entered MASTER $(elapsed "$t0") s after it started; $peer went STANDBY"
+    judge_master host-1 host-0
+    sleep 3
+    [[ $(grep -c "Entering MASTER state" "$(sm_log peer)") -le 1 ]] || fail "$peer took the subnet back"
+    judge_master host-1 host-0
+    ;;
+  *) fail "unknown case $case (a, b, c or d)" ;;
+esac
+echo "failover_opensm $case ($peer): pass"
