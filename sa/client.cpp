@@ -70,7 +70,10 @@ bool SaClientCall::handle(const MadPacket& packet, Micros now) {
   if (!h.ok() || h->mgmt_class != wire::mgmt_class::subn_adm || static_cast<uint32_t>(h->tid) != static_cast<uint32_t>(request_.tid))
     return false;
   auto rmpp = wire::decode_rmpp_header(mad);
-  if (rmpp.ok() && rmpp->active()) {
+  // Active with no RMPP type: an SA that leaves RMPP to the kernel (OpenSM)
+  // sent its answer through a layer without it (umad2sim carries one MAD):
+  // what came is the whole answer, read like a plain one.
+  if (rmpp.ok() && rmpp->active() && rmpp->type != wire::rmpp_type::none) {
     // Either direction: the SA's ACKs of a request we sent by RMPP, its STOP
     // or ABORT of our ACKs (with the request's method), the answer's DATA.
     rmpp_.handle(packet, now);
@@ -103,7 +106,18 @@ bool SaClientCall::handle(const MadPacket& packet, Micros now) {
   a.status = h->status;
   a.attr_offset = sa.ok() ? sa->attr_offset : 0;
   if (a.status == 0) {
-    const size_t n = a.attr_offset == 0 ? wire::sa_data_size : std::min<size_t>(a.attr_offset * 8u, wire::sa_data_size);
+    const size_t stride = a.attr_offset * 8u;
+    size_t n = a.attr_offset == 0 ? wire::sa_data_size : std::min<size_t>(stride, wire::sa_data_size);
+    // A table in one MAD: every whole record it holds, but the zeros that pad
+    // it out (a MAD carries no record count).
+    if (h->method == wire::method::get_table_resp && stride != 0) {
+      n = 0;
+      for (size_t at = 0; at + stride <= wire::sa_data_size; at += stride) {
+        auto rec = mad.subspan(wire::sa_data_offset + at, stride);
+        if (std::all_of(rec.begin(), rec.end(), [](uint8_t b) { return b == 0; })) break;
+        n = at + stride;
+      }
+    }
     a.data.assign(mad.begin() + wire::sa_data_offset, mad.begin() + wire::sa_data_offset + static_cast<std::ptrdiff_t>(n));
   }
   result_ = std::move(a);
