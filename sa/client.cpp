@@ -110,9 +110,10 @@ bool SaClientCall::handle(const MadPacket& packet, Micros now) {
     size_t n = a.attr_offset == 0 ? wire::sa_data_size : std::min<size_t>(stride, wire::sa_data_size);
     // A table in one MAD: every whole record it holds, but the zeros that pad
     // it out (a MAD carries no record count).
-    if (h->method == wire::method::get_table_resp && stride != 0) {
+    // (AttributeOffset 0 in a GetTableResp: no records at all, IBA 15.2.4.)
+    if (h->method == wire::method::get_table_resp) {
       n = 0;
-      for (size_t at = 0; at + stride <= wire::sa_data_size; at += stride) {
+      for (size_t at = 0; stride != 0 && at + stride <= wire::sa_data_size; at += stride) {
         auto rec = mad.subspan(wire::sa_data_offset + at, stride);
         if (std::all_of(rec.begin(), rec.end(), [](uint8_t b) { return b == 0; })) break;
         n = at + stride;

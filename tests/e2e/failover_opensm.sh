@@ -55,11 +55,27 @@ case $case in
     [[ $(state_of "$(port_lid host-1)") == STANDBY ]] || fail "sminfo does not show $peer at host-1 STANDBY"
     wait_master "$(port_guid host-0)" 10 || fail "OpenSM is not the master before the kill: $(sminfo_of || true)"
     lid_map lids.before || fail "ibnetdiscover failed"
+    # A service registered with OpenSM: an ibsm standby mirrors OpenSM's SA
+    # (one MAD per table through umad2sim: one ServiceRecord fits).
+    if [[ $peer == ibsm ]]; then
+      owner_gid=$(python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address(0xfe80 << 112 | int(sys.argv[1], 16)))' \
+        "$(port_guid host-4)")
+      SIM_HOST=host-4 client timeout 30 "$IBSM" query --timeout 3000 SR --set ServiceID=0x5a01 ServiceGID="$owner_gid" \
+        ServiceName=osm-failover > sr_set.out 2> sr_set.err || grep -q libumad2sim.so sr_set.err ||
+        fail "registering a service with OpenSM: $(cat sr_set.out sr_set.err)"
+      wait_log peer "mirrored 1 services" 10 || fail "the ibsm standby did not mirror OpenSM's service"
+    fi
     t0=$(date +%s.%N)
     sm_kill osm KILL
     must_log peer "Entering MASTER state" 60
     echo "$peer at host-1 entered MASTER $(elapsed "$t0") s after OpenSM was killed"
     judge_master host-1 -
+    if [[ $peer == ibsm ]]; then
+      SIM_HOST=host-4 sim_client timeout 30 "$IBSM" query --timeout 3000 SR ServiceID=0x5a01 > sr_get.out 2> sr_get.err ||
+        fail "querying the service on ibsm: $(cat sr_get.out sr_get.err)"
+      grep -q "osm-failover" sr_get.out || fail "the service registered with OpenSM is not on ibsm: $(cat sr_get.out)"
+      echo "the service registered with OpenSM is served by ibsm"
+    fi
     ;;
   b)  # OpenSM master; a higher peer joins and gets the subnet.
     sm_start osm opensm host-0 "$low" "${osm_args[@]}"; up osm

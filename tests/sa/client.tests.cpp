@@ -19,7 +19,7 @@ MadPacket one_mad_table(uint64_t tid, int records, uint8_t rmpp_flags) {
   m.header.attr_id = wire::sa_attr::inform_info_record;
   m.header.tid = tid;
   m.rmpp.flags = rmpp_flags;
-  m.sa.attr_offset = 1;  // 8-byte records
+  m.sa.attr_offset = records == 0 ? 0 : 1;  // 8-byte records; OpenSM says 0 for an empty table
   for (int k = 0; k < records; ++k)
     for (int b = 0; b < 8; ++b) m.data[static_cast<size_t>(k * 8 + b)] = static_cast<uint8_t>(k + 1);
   MadPacket p;
