@@ -57,7 +57,7 @@ cleanup() {
   local p
   for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  rm -rf "$work"
+  [[ -n ${KEEP:-} ]] && echo "kept $work" >&2 || rm -rf "$work"
 }
 trap cleanup EXIT
 cc -shared -fPIC -O2 -o "$work/umad_count.so" "$top/tools/umad_count/umad_count.c" -ldl -lpthread
