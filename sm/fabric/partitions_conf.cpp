@@ -1,0 +1,409 @@
+#include "sm/fabric/partitions_conf.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "sm/fabric/ib_rate_mtu.h"
+#include "sm/fabric/netfile_text.h"
+
+namespace ibsm {
+namespace {
+
+using netfile_text::is_space;
+using netfile_text::trim;
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// A C number as strtoull(s, &end, 0) reads it (0x.. hex, 0.. octal, else
+// decimal), but only when it is the whole text and at most `max`: OpenSM
+// silently reads "12ab" as 12 or truncates an oversized P_Key; here both are errors.
+std::optional<uint64_t> parse_number(std::string_view s, uint64_t max) {
+  unsigned base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  } else if (s.size() > 1 && s[0] == '0') {
+    base = 8;
+    s.remove_prefix(1);
+  }
+  if (s.empty()) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : s) {
+    const int digit = hex_digit(c);
+    if (digit < 0 || static_cast<unsigned>(digit) >= base) return std::nullopt;
+    const auto d = static_cast<unsigned>(digit);
+    if (v > (max - d) / base) return std::nullopt;  // v * base + d would pass max
+    v = v * base + d;
+  }
+  return v;
+}
+
+// An IPv6-style GID as inet_pton(AF_INET6) reads it, without the dotted IPv4
+// tail (no multicast GID is written that way).
+std::optional<std::array<uint8_t, 16>> parse_gid(std::string_view s) {
+  auto groups = [](std::string_view part, std::vector<uint16_t>& out) {
+    if (part.empty()) return true;
+    while (true) {
+      const size_t colon = part.find(':');
+      const std::string_view g = part.substr(0, colon);
+      if (g.empty() || g.size() > 4) return false;
+      uint16_t v = 0;
+      for (char c : g) {
+        const int d = hex_digit(c);
+        if (d < 0) return false;
+        v = static_cast<uint16_t>(v << 4 | d);
+      }
+      out.push_back(v);
+      if (colon == std::string_view::npos) return true;
+      part.remove_prefix(colon + 1);
+    }
+  };
+  std::vector<uint16_t> head, tail;
+  const size_t gap = s.find("::");
+  if (gap == std::string_view::npos) {
+    if (!groups(s, head) || head.size() != 8) return std::nullopt;
+  } else {
+    if (s.find("::", gap + 1) != std::string_view::npos) return std::nullopt;
+    if (!groups(s.substr(0, gap), head) || !groups(s.substr(gap + 2), tail)) return std::nullopt;
+    if (head.size() + tail.size() > 7) return std::nullopt;
+    head.resize(8 - tail.size(), 0);
+    head.insert(head.end(), tail.begin(), tail.end());
+  }
+  std::array<uint8_t, 16> gid{};
+  for (size_t i = 0; i < 8; ++i) {
+    gid[2 * i] = static_cast<uint8_t>(head[i] >> 8);
+    gid[2 * i + 1] = static_cast<uint8_t>(head[i] & 0xff);
+  }
+  return gid;
+}
+
+// full, limited, both, or a leading part of one: OpenSM compares only the
+// characters written, and its own example writes "=limi".
+std::optional<Membership> parse_membership(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  if (std::string_view("full").starts_with(s)) return Membership::full;
+  if (std::string_view("limited").starts_with(s)) return Membership::limited;
+  if (std::string_view("both").starts_with(s)) return Membership::both;
+  return std::nullopt;
+}
+
+// "name = value" split at the first '=', both sides trimmed.
+struct Token {
+  std::string_view name;
+  std::optional<std::string_view> value;
+};
+Token split_token(std::string_view item) {
+  const size_t eq = item.find('=');
+  if (eq == std::string_view::npos) return {trim(item), std::nullopt};
+  return {trim(item.substr(0, eq)), trim(item.substr(eq + 1))};
+}
+
+std::vector<std::string_view> split_commas(std::string_view s) {
+  std::vector<std::string_view> out;
+  while (true) {
+    const size_t comma = s.find(',');
+    out.push_back(s.substr(0, comma));
+    if (comma == std::string_view::npos) return out;
+    s.remove_prefix(comma + 1);
+  }
+}
+
+// The text of a definition for a one-line message: blanks and line breaks
+// folded to one space, cut after 40 characters.
+std::string excerpt(std::string_view text) {
+  std::string out;
+  for (char c : trim(text)) {
+    if (!is_space(c)) out.push_back(c);
+    else if (out.back() != ' ') out.push_back(' ');
+  }
+  if (out.size() > 40) out = out.substr(0, 40) + "...";
+  return out;
+}
+
+// One definition: its text from after the previous ';' to before its own,
+// comments removed, and the line of every character.
+struct Statement {
+  std::string text;
+  std::vector<int> lines;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view source) : source_(source) {}
+
+  void statement(const Statement& st);
+  void unterminated(const Statement& st);
+  void check_unique();
+
+  struct Error {
+    int line;
+    std::string message;
+  };
+  std::vector<Error> errors;
+  PartitionConfig config;
+
+ private:
+  // The line of a piece of the current statement's text (a view into it).
+  int line_of(std::string_view piece) const {
+    size_t at = static_cast<size_t>(piece.data() - st_->text.data());
+    while (at < st_->text.size() && is_space(st_->text[at])) ++at;
+    if (at >= st_->lines.size()) at = st_->lines.size() - 1;
+    return st_->lines[at];
+  }
+  void error(int line, const std::string& what) {
+    errors.push_back({line, fmt::format("{}:{}: {}", source_, line, what)});
+  }
+  void error(std::string_view at, const std::string& what) { error(line_of(at), what); }
+
+  bool header(std::string_view text, Partition& p);
+  void properties(std::string_view text, Partition& p);
+  void member(std::string_view item, Partition& p);
+  void group(std::string_view line, Partition& p);
+  // false when `name` is no group flag; a bad value is reported here.
+  bool group_flag(std::string_view item, const Token& t, PartitionGroupFlags& flags);
+
+  std::string_view source_;
+  const Statement* st_ = nullptr;
+  size_t errors_before_ = 0;
+};
+
+void Reader::statement(const Statement& st) {
+  st_ = &st;
+  const std::string_view text = st.text;
+  if (trim(text).empty()) return;  // ";;" or a trailing ';'
+  errors_before_ = errors.size();
+  const size_t colon = text.find(':');
+  if (colon == std::string_view::npos) {
+    error(text, fmt::format("no ':' after the partition definition '{}'", excerpt(text)));
+    return;
+  }
+  Partition p;
+  p.line = line_of(text);
+  if (header(text.substr(0, colon), p)) properties(text.substr(colon + 1), p);
+  if (errors.size() == errors_before_) config.partitions.push_back(std::move(p));
+}
+
+void Reader::unterminated(const Statement& st) {
+  st_ = &st;
+  if (trim(st.text).empty()) return;
+  error(st.text, fmt::format("definition '{}' not ended by ';' at end of file", excerpt(st.text)));
+}
+
+bool Reader::header(std::string_view text, Partition& p) {
+  const std::vector<std::string_view> items = split_commas(text);
+  Token first = split_token(items[0]);
+  // A header that is only a number is the P_Key of a nameless partition.
+  if (!first.value && !first.name.empty() && first.name[0] >= '0' && first.name[0] <= '9') {
+    first.value = first.name;
+    first.name = {};
+  }
+  p.name = std::string(first.name);
+  if (!first.value) {
+    error(items[0], fmt::format("partition '{}': no P_Key (OpenSM would make one up; ibsm needs it written)", p.name));
+    return false;
+  }
+  const auto pkey = parse_number(*first.value, 0xffff);
+  if (!pkey) {
+    error(items[0], fmt::format("partition '{}': P_Key '{}': expected a number 0x0001-0x7fff", p.name, *first.value));
+    return false;
+  }
+  // The membership bit is not the partition's: OpenSM drops it, and members
+  // get theirs from full/limited/both.
+  p.pkey = static_cast<uint16_t>(*pkey & 0x7fff);
+  if (p.pkey == 0) {
+    error(items[0], fmt::format("partition '{}': P_Key {} is 0 without the membership bit; 0 is not a P_Key",
+                                p.name, *first.value));
+    return false;
+  }
+  for (size_t i = 1; i < items.size(); ++i) {
+    const Token t = split_token(items[i]);
+    if (t.name.empty()) {
+      error(items[i], fmt::format("partition '{}': empty flag", p.name));
+    } else if (t.name == "ipoib" || t.name == "indx0") {
+      if (t.value) error(items[i], fmt::format("flag '{}' takes no value", t.name));
+      (t.name == "ipoib" ? p.ipoib : p.indx0) = true;
+    } else if (t.name == "defmember") {
+      const auto m = t.value ? parse_membership(*t.value) : std::nullopt;
+      if (m) p.defmember = *m;
+      else error(items[i], fmt::format("defmember '{}': expected full, limited or both", t.value.value_or("")));
+    } else if (!group_flag(items[i], t, p.flags)) {
+      error(items[i], fmt::format("unknown partition flag '{}' (known: ipoib, indx0, defmember, mtu, rate, sl, "
+                                  "scope, Q_Key, TClass, FlowLabel)", t.name));
+    }
+  }
+  return true;
+}
+
+void Reader::properties(std::string_view text, Partition& p) {
+  size_t i = 0;
+  while (i < text.size()) {
+    if (is_space(text[i])) {
+      ++i;
+      continue;
+    }
+    // A group takes the rest of its line: its flags follow it after commas.
+    const std::string_view rest = text.substr(i);
+    if (rest.starts_with("mgid") && netfile_text::skip_space(rest.substr(4)).starts_with('=')) {
+      const size_t eol = std::min(text.find('\n', i), text.size());
+      group(text.substr(i, eol - i), p);
+      i = eol;
+      continue;
+    }
+    const size_t end = std::min(text.find(',', i), text.size());
+    member(text.substr(i, end - i), p);
+    i = end + 1;
+  }
+}
+
+void Reader::member(std::string_view item, Partition& p) {
+  const Token t = split_token(item);
+  if (t.name.empty() || t.name == "NONE") return;  // OpenSM skips both
+  PartitionMember m;
+  m.line = line_of(item);
+  if (t.name == "ALL") m.kind = PartitionMember::Kind::all;
+  else if (t.name == "ALL_CAS") m.kind = PartitionMember::Kind::all_cas;
+  else if (t.name == "ALL_SWITCHES") m.kind = PartitionMember::Kind::all_switches;
+  else if (t.name == "ALL_ROUTERS") m.kind = PartitionMember::Kind::all_routers;
+  else if (t.name == "SELF") m.kind = PartitionMember::Kind::self;
+  else {
+    const auto guid = parse_number(t.name, UINT64_MAX);
+    if (!guid || *guid == 0) {
+      error(item, fmt::format("port GUID '{}': expected ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS, SELF or a "
+                              "nonzero 64-bit GUID (0x... or decimal)", t.name));
+      return;
+    }
+    m.guid = Guid(*guid);
+  }
+  if (t.value) {
+    m.membership = parse_membership(*t.value);
+    if (!m.membership) {
+      error(item, fmt::format("membership '{}' of '{}': expected full, limited or both", *t.value, t.name));
+      return;
+    }
+  }
+  p.members.push_back(m);
+}
+
+void Reader::group(std::string_view line, Partition& p) {
+  const std::vector<std::string_view> items = split_commas(line);
+  const Token first = split_token(items[0]);
+  PartitionGroup g;
+  g.line = line_of(line);
+  const auto gid = parse_gid(first.value.value_or(""));
+  if (!gid) {
+    error(items[0], fmt::format("mgid '{}': expected a GID like ff12:401b::1", first.value.value_or("")));
+    return;
+  }
+  if ((*gid)[0] != 0xff) {
+    error(items[0], fmt::format("mgid '{}': not a multicast GID (must start with ff)", *first.value));
+    return;
+  }
+  g.mgid = *gid;
+  const size_t before = errors.size();
+  for (size_t i = 1; i < items.size(); ++i) {
+    const Token t = split_token(items[i]);
+    if (t.name.empty() && !t.value) continue;  // a trailing comma
+    if (!group_flag(items[i], t, g.flags))
+      error(items[i], fmt::format("unknown group flag '{}' (known: mtu, rate, sl, scope, Q_Key, TClass, FlowLabel)",
+                                  t.name));
+  }
+  if (errors.size() == before) p.groups.push_back(g);
+}
+
+bool Reader::group_flag(std::string_view item, const Token& t, PartitionGroupFlags& flags) {
+  const std::string_view v = t.value.value_or("");
+  auto number = [&](uint64_t max, std::string_view expected) -> std::optional<uint64_t> {
+    auto n = t.value ? parse_number(v, max) : std::nullopt;
+    if (!n) error(item, fmt::format("{} '{}': expected {}", t.name, v, expected));
+    return n;
+  };
+  if (t.name == "mtu") {
+    flags.mtu = parse_mtu_code(v);
+    if (!flags.mtu) error(item, fmt::format("mtu '{}': expected {}", v, mtu_values_help));
+  } else if (t.name == "rate") {
+    flags.rate = parse_rate_code(v);
+    if (!flags.rate) error(item, fmt::format("rate '{}': expected {}", v, rate_values_help));
+  } else if (t.name == "sl") {
+    if (auto n = number(15, "an SL 0-15")) flags.sl = static_cast<uint8_t>(*n);
+  } else if (t.name == "scope") {
+    // IBA 4.1.1: the 4-bit scope of a multicast GID; OpenSM refuses 0.
+    auto n = number(15, "a multicast scope 1-15 (2 is link-local)");
+    if (n && *n == 0) {
+      error(item, "scope '0': expected a multicast scope 1-15 (2 is link-local)");
+    } else if (n) {
+      flags.scope_mask = static_cast<uint16_t>(flags.scope_mask | (1u << *n));
+    }
+  } else if (t.name == "Q_Key" || t.name == "qkey") {  // the code's name, the manual's name
+    if (auto n = number(0xffffffff, "a 32-bit Q_Key")) flags.q_key = static_cast<uint32_t>(*n);
+  } else if (t.name == "TClass" || t.name == "tclass") {
+    if (auto n = number(0xff, "a traffic class 0-255")) flags.tclass = static_cast<uint8_t>(*n);
+  } else if (t.name == "FlowLabel" || t.name == "flowlabel") {
+    if (auto n = number(0xfffff, "a 20-bit flow label")) flags.flow_label = static_cast<uint32_t>(*n);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void Reader::check_unique() {
+  std::map<uint16_t, const Partition*> by_pkey;
+  std::map<std::string, const Partition*> by_name;
+  for (const Partition& p : config.partitions) {
+    // OpenSM merges definitions that share a P_Key; keeping one per P_Key
+    // makes a split definition visible instead of silently joined.
+    if (auto [it, fresh] = by_pkey.emplace(p.pkey, &p); !fresh)
+      error(p.line, fmt::format("partition '{}': P_Key 0x{:04x} already used by partition '{}' on line {}", p.name,
+                                p.pkey, it->second->name, it->second->line));
+    if (p.name.empty()) continue;
+    if (auto [it, fresh] = by_name.emplace(p.name, &p); !fresh)
+      error(p.line, fmt::format("partition name '{}' already used on line {}", p.name, it->second->line));
+  }
+}
+
+}  // namespace
+
+Result<PartitionConfig> read_partitions_conf(std::istream& in, std::string_view source_name) {
+  Reader reader(source_name);
+  Statement st;
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    const std::string_view text = std::string_view(line).substr(0, line.find('#'));
+    for (char c : text) {
+      if (c == ';') {
+        reader.statement(st);
+        st = {};
+        continue;
+      }
+      st.text.push_back(c);
+      st.lines.push_back(lineno);
+    }
+    // Kept: a group (mgid=) ends at the end of its line.
+    st.text.push_back('\n');
+    st.lines.push_back(lineno);
+  }
+  reader.unterminated(st);
+  reader.check_unique();
+  if (!reader.errors.empty()) {
+    // In file order: the duplicate checks run last but belong to their lines.
+    std::stable_sort(reader.errors.begin(), reader.errors.end(),
+                     [](const auto& a, const auto& b) { return a.line < b.line; });
+    std::string message;
+    for (const auto& e : reader.errors) {
+      if (!message.empty()) message += '\n';
+      message += e.message;
+    }
+    return invalid_argument_error(std::move(message));
+  }
+  return std::move(reader.config);
+}
+
+}  // namespace ibsm
