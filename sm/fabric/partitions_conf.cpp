@@ -352,19 +352,69 @@ bool Reader::group_flag(std::string_view item, const Token& t, PartitionGroupFla
   return true;
 }
 
-void Reader::check_unique() {
-  std::map<uint16_t, const Partition*> by_pkey;
-  std::map<std::string, const Partition*> by_name;
-  for (const Partition& p : config.partitions) {
-    // OpenSM merges definitions that share a P_Key; keeping one per P_Key
-    // makes a split definition visible instead of silently joined.
-    if (auto [it, fresh] = by_pkey.emplace(p.pkey, &p); !fresh)
-      error(p.line, fmt::format("partition '{}': P_Key 0x{:04x} already used by partition '{}' on line {}", p.name,
-                                p.pkey, it->second->name, it->second->line));
-    if (p.name.empty()) continue;
-    if (auto [it, fresh] = by_name.emplace(p.name, &p); !fresh)
-      error(p.line, fmt::format("partition name '{}' already used on line {}", p.name, it->second->line));
+// OpenSM joins definitions that share a P_Key (its documented examples split
+// one partition over several), so an operator's file keeps working: the
+// later definition's members and groups join the first, its flags fill what
+// the first left unset. Different names for one P_Key, or one flag given two
+// values, stay errors: a split definition that disagrees with itself is a
+// mistake, and silently picking one would hide it.
+template <typename T>
+void join_flag(std::optional<T>& into, const std::optional<T>& from, const char* name, const Partition& later,
+               const Partition& first, std::vector<std::pair<int, std::string>>& conflicts) {
+  if (!from) return;
+  if (into && *into != *from) {
+    conflicts.emplace_back(later.line, fmt::format("partition '{}': {} {} differs from {} on line {}", later.name, name,
+                                                   unsigned{*from}, unsigned{*into}, first.line));
+    return;
   }
+  into = from;
+}
+
+void Reader::check_unique() {
+  std::vector<Partition> joined;
+  std::map<uint16_t, size_t> by_pkey;
+  std::map<std::string, size_t> by_name;
+  std::vector<std::pair<int, std::string>> conflicts;
+  for (Partition& p : config.partitions) {
+    auto same_pkey = by_pkey.find(p.pkey);
+    if (same_pkey != by_pkey.end()) {
+      Partition& first = joined[same_pkey->second];
+      if (!p.name.empty() && !first.name.empty() && p.name != first.name) {
+        error(p.line, fmt::format("partition '{}': P_Key 0x{:04x} already used by partition '{}' on line {}", p.name,
+                                  p.pkey, first.name, first.line));
+        continue;
+      }
+      if (first.name.empty()) first.name = p.name;
+      first.ipoib = first.ipoib || p.ipoib;
+      first.indx0 = first.indx0 || p.indx0;
+      PartitionGroupFlags& f = first.flags;
+      join_flag(f.mtu, p.flags.mtu, "mtu", p, first, conflicts);
+      join_flag(f.rate, p.flags.rate, "rate", p, first, conflicts);
+      join_flag(f.sl, p.flags.sl, "sl", p, first, conflicts);
+      join_flag(f.q_key, p.flags.q_key, "Q_Key", p, first, conflicts);
+      join_flag(f.tclass, p.flags.tclass, "TClass", p, first, conflicts);
+      join_flag(f.flow_label, p.flags.flow_label, "FlowLabel", p, first, conflicts);
+      f.scope_mask = static_cast<uint16_t>(f.scope_mask | p.flags.scope_mask);
+      // A member keeps the defmember of the definition it was listed in.
+      for (PartitionMember m : p.members) {
+        if (!m.membership) m.membership = p.defmember;
+        first.members.push_back(m);
+      }
+      for (PartitionGroup& g : p.groups) first.groups.push_back(std::move(g));
+      continue;
+    }
+    if (!p.name.empty()) {
+      if (auto it = by_name.find(p.name); it != by_name.end()) {
+        error(p.line, fmt::format("partition name '{}' already used on line {}", p.name, joined[it->second].line));
+        continue;
+      }
+      by_name.emplace(p.name, joined.size());
+    }
+    by_pkey.emplace(p.pkey, joined.size());
+    joined.push_back(std::move(p));
+  }
+  for (auto& [line, message] : conflicts) error(line, std::move(message));
+  config.partitions = std::move(joined);
 }
 
 }  // namespace

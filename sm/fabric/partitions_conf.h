@@ -32,10 +32,14 @@
 //  - "NONE" as a member adds nothing (osm_prtn_config.c skips it), and an
 //    empty member list is a partition without ports.
 //
+//  - Definitions that share a P_Key are joined into one partition, as OpenSM
+//    joins them (its split ShareIO example): members and groups added, flags
+//    the first left unset taken from the later one.
+//
 // Stricter than OpenSM, which warns and carries on: an unknown flag, a bad
-// flag value, a bad membership word, a repeated P_Key or name (OpenSM merges
-// definitions that share a P_Key), an omitted P_Key (OpenSM makes one up) and
-// a P_Key of 0 are errors. Errors name "source:line:" and every error in the
+// flag value, a bad membership word, one P_Key under two names, a flag given
+// two values for one P_Key, a name used for two P_Keys, an omitted P_Key
+// (OpenSM makes one up) and a P_Key of 0 are errors. Errors name "source:line:" and every error in the
 // file is reported, one per line, in one Status; nothing is returned then.
 #pragma once
 

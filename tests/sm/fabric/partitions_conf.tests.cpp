@@ -219,10 +219,24 @@ TEST_CASE("each error names its line and the problem", "[fabric][partitions]") {
   CHECK(read_error("S=0x80 : defmember=limited : 0x1;").find("port GUID 'defmember'") != std::string::npos);
 }
 
-TEST_CASE("a repeated P_Key or name is an error on the later line", "[fabric][partitions]") {
+TEST_CASE("a P_Key defined again joins its partition, as in OpenSM; names and flags must agree", "[fabric][partitions]") {
+  // OpenSM's split ShareIO example: one partition over three definitions.
+  PartitionConfig c = read_ok("ShareIO = 0x80 , defmember=full : 0x123451, 0x123452;\n"
+                              "ShareIO = 0x80 , defmember=limited : 0x123453, 0x123454=full;\n"
+                              "ShareIO = 0x80, mtu=4 : mgid=ff12:401b::1\n;\n");
+  REQUIRE(c.partitions.size() == 1);
+  const Partition& p = c.partitions[0];
+  REQUIRE(p.members.size() == 4);
+  CHECK(p.members[2].guid == Guid{0x123453});
+  CHECK(p.members[2].membership == Membership::limited);  // its own definition's defmember
+  CHECK(p.members[3].membership == Membership::full);
+  CHECK(p.flags.mtu == 4);
+  CHECK(p.groups.size() == 1);
   CHECK(read_error("ShareIO=0x80, defmember=full : 0x123451;\n"
                    "ShareIO2=0x8080 : 0x123453;\n") ==
         "partitions.conf:2: partition 'ShareIO2': P_Key 0x0080 already used by partition 'ShareIO' on line 1");
+  CHECK(read_error("S=0x80, rate=3 : ALL;\nS=0x80, rate=7 : SELF;\n") ==
+        "partitions.conf:2: partition 'S': rate 7 differs from 3 on line 1");
   CHECK(read_error("X=1 : ALL;\n# gap\nX=2 : SELF;\n") ==
         "partitions.conf:3: partition name 'X' already used on line 1");
   // Nameless partitions may be several.
