@@ -1,36 +1,15 @@
 #include "sa/link_rate.h"
 
-#include <array>
+#include "sm/fabric/ib_rate_mtu.h"
 
 namespace ibsm::sa {
-namespace {
 
-struct RateRow {
-  uint8_t code;
-  uint32_t mbps;
-};
-// IBA 15.2.5.16 table (Rate), with the codes the later annexes added.
-constexpr std::array<RateRow, 23> kRates{{
-    {2, 2500},     {5, 5000},     {3, 10000},    {11, 14000},   {6, 20000},    {15, 25000},
-    {19, 28000},   {4, 30000},    {7, 40000},    {20, 50000},   {12, 56000},   {8, 60000},
-    {9, 80000},    {16, 100000},  {13, 112000},  {10, 120000},  {14, 168000},  {17, 200000},
-    {18, 300000},  {21, 400000},  {22, 600000},  {23, 800000},  {24, 1200000},
-}};
-
-// By code, for the per-hop comparisons of path tracing.
-constexpr std::array<uint32_t, 64> kMbpsByCode = [] {
-  std::array<uint32_t, 64> t{};
-  for (const RateRow& r : kRates) t[r.code] = r.mbps;
-  return t;
-}();
-
-}  // namespace
-
-uint32_t rate_mbps(uint8_t code) { return code < kMbpsByCode.size() ? kMbpsByCode[code] : 0; }
+// The one table of rate codes lives with the fabric model (ib_rate_mtu.h).
+uint32_t rate_mbps(uint8_t code) { return ibsm::rate_mbps(code); }
 
 uint8_t rate_code_at_most(uint32_t mbps) {
-  uint8_t best = 0;  // kRates ascends by speed
-  for (const RateRow& r : kRates)
+  uint8_t best = 0;
+  for (const IbRate& r : ib_rates())  // ascending by speed
     if (r.mbps <= mbps) best = r.code;
   return best;
 }

@@ -17,17 +17,29 @@ std::optional<unsigned> parse_decimal(std::string_view s) {
   return v;
 }
 
-struct RateName {
-  uint8_t code;
-  std::string_view gbps;
-};
-// In code order, so it can be checked against iba_types.h line by line.
-constexpr std::array<RateName, 23> rate_names{{
-    {2, "2.5"}, {3, "10"},  {4, "30"},   {5, "5"},    {6, "20"},   {7, "40"},
-    {8, "60"},  {9, "80"},  {10, "120"}, {11, "14"},  {12, "56"},  {13, "112"},
-    {14, "168"}, {15, "25"}, {16, "100"}, {17, "200"}, {18, "300"}, {19, "28"},
-    {20, "50"}, {21, "400"}, {22, "600"}, {23, "800"}, {24, "1200"},
+constexpr std::array<IbRate, 23> kRates{{
+    {2, 2500},     {5, 5000},     {3, 10000},    {11, 14000},   {6, 20000},    {15, 25000},
+    {19, 28000},   {4, 30000},    {7, 40000},    {20, 50000},   {12, 56000},   {8, 60000},
+    {9, 80000},    {16, 100000},  {13, 112000},  {10, 120000},  {14, 168000},  {17, 200000},
+    {18, 300000},  {21, 400000},  {22, 600000},  {23, 800000},  {24, 1200000},
 }};
+
+// By code, for the per-hop comparisons of path tracing.
+constexpr std::array<uint32_t, 64> kMbpsByCode = [] {
+  std::array<uint32_t, 64> t{};
+  for (const IbRate& r : kRates) t[r.code] = r.mbps;
+  return t;
+}();
+
+// "2.5" for 2500 Mb/s, "40" for 40000: how operators write a rate in Gb/s.
+bool names_gbps(std::string_view number, uint32_t mbps) {
+  const uint32_t whole = mbps / 1000, tenths = (mbps % 1000) / 100;
+  const auto w = parse_decimal(number.substr(0, number.find('.')));
+  if (!w || *w != whole) return false;
+  if (number.find('.') == std::string_view::npos) return tenths == 0;
+  const auto t = parse_decimal(number.substr(number.find('.') + 1));
+  return t && number.size() == number.find('.') + 2 && *t == tenths;
+}
 
 }  // namespace
 
@@ -50,9 +62,13 @@ std::optional<uint8_t> parse_rate_code(std::string_view text) {
   if (number.ends_with("Gb/s")) number.remove_suffix(4);
   else if (number.ends_with('G') || number.ends_with('g')) number.remove_suffix(1);
   else return std::nullopt;
-  for (const RateName& r : rate_names)
-    if (r.gbps == number) return r.code;
+  for (const IbRate& r : kRates)
+    if (names_gbps(number, r.mbps)) return r.code;
   return std::nullopt;
 }
+
+std::span<const IbRate> ib_rates() { return kRates; }
+
+uint32_t rate_mbps(uint8_t code) { return code < kMbpsByCode.size() ? kMbpsByCode[code] : 0; }
 
 }  // namespace ibsm

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 namespace ibsm {
@@ -17,6 +18,17 @@ std::optional<uint8_t> parse_mtu_code(std::string_view text);
 // What parse_mtu_code accepts, for error messages.
 inline constexpr std::string_view mtu_values_help =
     "an mtu code 1-5 or a size 256, 512, 1024, 2048 or 4096";
+
+// One IBA rate (IBA 15.2.5.16 Rate, with the codes the later annexes added).
+struct IbRate {
+  uint8_t code;
+  uint32_t mbps;
+};
+// Every rate code 2-24, ascending by speed: the one table of them (the SA's
+// path rates and the config readers both use it).
+std::span<const IbRate> ib_rates();
+// The code's speed; 0 for a code that is no rate.
+uint32_t rate_mbps(uint8_t code);
 
 // "7" (the code) or "40G" / "40g" / "40Gb/s" (the name) -> 7. The codes are
 // libibmad's IB_PATH_RECORD_RATE_* (iba_types.h): 2 = 2.5 Gb/s up to
