@@ -122,7 +122,7 @@ constexpr FlagKey kFlagKeys[] = {
 LogLevel level_of(uint32_t n) { return static_cast<LogLevel>(n > 4 ? 4 : n); }
 
 void print_summary(const SweepReport& r, Micros elapsed) {
-  const Fabric& f = r.configured;
+  const Fabric& f = r.subnet->fabric;  // after a sweep that configured the subnet
   std::printf("SUBNET %s: %zu nodes (%zu switches, %zu CAs), %zu links, lids %u..%u, sm lid %u, routing %s\n",
               r.subnet_up ? "UP" : "NOT UP", f.node_count(), f.switch_count(), f.ca_count(), f.links().size(),
               1u, static_cast<unsigned>(r.lids.top.value), static_cast<unsigned>(r.sm_lid.value),

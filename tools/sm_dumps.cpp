@@ -13,8 +13,9 @@ Status write_sm_dumps(const std::string& dir, const SweepReport& report) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return unavailable_error(fmt::format("cannot create {}: {}", dir, ec.message()));
-  const Fabric& f = report.configured;
-  const auto& lfts = report.routes.lfts;
+  if (!report.subnet) return failed_precondition_error("the sweep configured no subnet");
+  const Fabric& f = report.subnet->fabric;
+  const auto& lfts = report.subnet->lfts;
   SubnetLstOptions o;
   o.sm_lid = report.sm_lid;
   const std::filesystem::path base(dir);

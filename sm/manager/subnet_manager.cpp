@@ -54,8 +54,7 @@ Result<std::unique_ptr<SubnetManager>> SubnetManager::create(Transport& port, co
 
 SubnetManager::SubnetManager(Transport& port, const Clock& clock, const SmConfig& config,
                              routing::EngineSettings engines, SweepState state, LogSink& log, RouteFunction route)
-    : port_(port),
-      clock_(clock),
+    : clock_(clock),
       config_(config),
       engines_(std::move(engines)),
       log_(log),
@@ -140,9 +139,7 @@ SweepConfig SubnetManager::sweep_config() const {
 }
 
 void SubnetManager::poll(Micros now) {
-  dispatcher_.poll();
-  sa_.poll(now);
-  mirror_.poll(now);
+  serve_arrivals();
   const bool trapped = agent_.take_sweep_request();
   switch (state_) {
     case st::discovering:
@@ -211,9 +208,7 @@ void SubnetManager::run_heavy_sweep() {
   SweepConfig sc = sweep_config();
   sc.after_discovery = [this](const DiscoveryResult& d) { return elect(d); };
   const Micros t0 = clock_.now();
-  in_sweep_ = true;
   auto report = heavy_sweep(dispatcher_, clock_, sweep_state_, sc, log_);
-  in_sweep_ = false;
   const Micros now = clock_.now();
   if (!report.ok()) {
     last_error_ = report.status().message();
@@ -237,7 +232,7 @@ void SubnetManager::run_heavy_sweep() {
   up_ = report->subnet_up;
   if (up_) {
     log(log_, LogLevel::info, Subsystem::sweep, "SUBNET UP: {} nodes, {} mads in {:.3f} s",
-        report->configured.node_count(), report->total_mads(), static_cast<double>(now - t0) / 1e6);
+        report->discovery.fabric.node_count(), report->total_mads(), static_cast<double>(now - t0) / 1e6);
   } else {
     log(log_, LogLevel::error, Subsystem::sweep, "subnet not up: {} problems", report->problems.size());
     heavy_due_ = true;

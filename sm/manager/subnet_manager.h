@@ -144,7 +144,6 @@ class SubnetManager {
   Micros interval() const;
   Micros poll_interval() const;
 
-  Transport& port_;
   const Clock& clock_;
   SmConfig config_;
   routing::EngineSettings engines_;
@@ -180,7 +179,6 @@ class SubnetManager {
   std::optional<RemoteSm> handover_to_;
   Micros handover_deadline_ = 0;
   bool handover_probe_ = false;  // reading the SM asked, after no ACKNOWLEDGE came
-  bool in_sweep_ = false;
   uint64_t generation_ = 0;
   ManagerCounters counters_;
   SweepListener on_sweep_;

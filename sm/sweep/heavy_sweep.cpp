@@ -54,7 +54,7 @@ class HeavySweep {
 
     report_.subnet_up = report_.problems.empty() || only_discovery_problems();
     ++state_.heavy_sweeps;
-    report_.subnet = std::make_shared<const SubnetSnapshot>(snapshot());
+    report_.subnet = std::make_shared<const SubnetSnapshot>(take_snapshot());
     return std::move(report_);
   }
 
@@ -94,8 +94,8 @@ class HeavySweep {
     if (!a.ok()) return a.status();
     for (const auto& w : a->warnings) log(log_, LogLevel::warn, Subsystem::sweep, "{}", w);
     for (const auto& c : a->changes) log(log_, LogLevel::info, Subsystem::sweep, "{}", describe(c));
-    report_.configured = f;
-    IBSM_RETURN_IF_ERROR(apply_lids(*a, report_.configured));
+    configured_ = f;
+    IBSM_RETURN_IF_ERROR(apply_lids(*a, configured_));
     const AssignedLid* sm = a->find(o.sm_port_guid);
     if (!sm) return internal_error(fmt::format("the sm port {} got no lid", o.sm_port_guid));
     report_.sm_lid = sm->base;
@@ -105,7 +105,7 @@ class HeavySweep {
   }
 
   Status route() {
-    auto routes = config_.route(report_.configured);
+    auto routes = config_.route(configured_);
     if (!routes.ok()) return routes.status();
     report_.routes = std::move(*routes);
     return {};
@@ -192,7 +192,7 @@ class HeavySweep {
         smp_.set(path, wire::smp_attr::linear_forwarding_table, static_cast<uint32_t>(b), block,
                  fmt::format("LFT block {} set on switch {}", b, node.node_guid));
       }
-      mem.lid = report_.configured.node(n).port(0).base_lid;
+      mem.lid = configured_.node(n).port(0).base_lid;
       mem.linear_fdb_top = top;
       mem.lft = lft;
     }
@@ -230,7 +230,7 @@ class HeavySweep {
           continue;
         }
         const DrPath& path = *reach;
-        const Port& target = report_.configured.node(n).port(p);
+        const Port& target = configured_.node(n).port(p);
         auto update = port_info_update(current(n, p), subnet, PortAddress{target.base_lid, target.lmc},
                                        p == 0 ? std::nullopt : peer_of(n, p), external);
         if (update && !worth_setting(node.node_guid, p, current(n, p), *update)) update.reset();
@@ -305,7 +305,7 @@ class HeavySweep {
                    if (!r.ok()) return;
                    configured_info_[i][p].port_state = r->port_state;
                    held_info_[i][p].port_state = r->port_state;
-                   report_.configured.node(NodeIndex{i}).port(p).state = r->port_state;
+                   configured_.node(NodeIndex{i}).port(p).state = r->port_state;
                    if (r->port_state != to)
                      report_.problems.push_back(fmt::format("{}: asked for {}, port is {}", port_name(node, p),
                                                             port_state_name(to), port_state_name(r->port_state)));
@@ -315,17 +315,18 @@ class HeavySweep {
     smp_.run();
   }
 
-  // What this sweep leaves: the record the SA and the light sweep read.
-  SubnetSnapshot snapshot() const {
+  // What this sweep leaves: the record the SA and the light sweep read. Its
+  // tables move there, so a large fabric's LFTs and PortInfos are held once.
+  SubnetSnapshot take_snapshot() {
     SubnetSnapshot s;
-    s.fabric = report_.configured;
+    s.fabric = std::move(configured_);
     s.paths = report_.discovery.paths;
     s.sm_port = PortRef{report_.discovery.local_node, report_.discovery.local_port};
     if (s.fabric.node(s.sm_port.node).is_switch()) s.sm_port.port = 0;
     s.sm_lid = report_.sm_lid;
-    s.lfts = report_.routes.lfts;
+    s.lfts = std::move(report_.routes.lfts);
     s.lfts.resize(s.fabric.node_count());
-    s.port_info = held_info_;
+    s.port_info = std::move(held_info_);
     for (uint32_t i = 0; i < s.fabric.node_count(); ++i) {
       const Node& node = s.fabric.node(NodeIndex{i});
       s.port_info[i].resize(size_t{node.num_ports} + 1);
@@ -333,7 +334,7 @@ class HeavySweep {
       for (uint8_t p = 1; p <= node.num_ports; ++p)
         if (s.has_port_info(NodeIndex{i}, p)) s.port_info[i][p].port_state = node.port(p).state;
     }
-    s.switch_info = written_switch_info_;
+    s.switch_info = std::move(written_switch_info_);
     s.switch_info.resize(s.fabric.node_count());
     const SubnetDefaults defaults;
     s.p_keys = reset_p_keys(s.fabric, s.port_info, s.switch_info, defaults.ca_partition_cap,
@@ -360,6 +361,7 @@ class HeavySweep {
   // PortInfo as each port holds it after the sweep: as read, with what the
   // sweep wrote of the managed fields, and the state it answered last.
   std::vector<std::vector<wire::PortInfo>> held_info_;
+  Fabric configured_;  // the found fabric with its new LIDs and port states
   std::vector<wire::SwitchInfo> written_switch_info_;  // by NodeIndex, as programmed
 };
 

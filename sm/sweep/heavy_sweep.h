@@ -58,9 +58,9 @@ struct SweepReport {
   bool stopped_after_discovery = false;  // after_discovery said no: nothing was written
   std::vector<PhaseReport> phases;
   DiscoveryResult discovery;   // the fabric as found
-  Fabric configured;           // the fabric with its new LIDs and port states
   // The subnet as this sweep left it configured (null when it stopped after
-  // discovery): what the SA, the light sweep and the next sweep read.
+  // discovery): what the SA, the light sweep and the next sweep read. The
+  // configured fabric and the LFTs live there only (routes.lfts is moved in).
   std::shared_ptr<const SubnetSnapshot> subnet;
   LidAssignment lids;
   SweepRoutes routes;

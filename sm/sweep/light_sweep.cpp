@@ -23,7 +23,7 @@ class LightSweep {
     uint64_t sent0 = d_.stats().sent;
     for (uint32_t i = 0; i < f.node_count(); ++i) {
       const Node& node = f.node(NodeIndex{i});
-      if (node.is_switch()) check_switch(node, last_.paths[i]);
+      if (node.is_switch()) check_switch(NodeIndex{i}, node, last_.paths[i]);
     }
     check_endpoint_ports();
     smp_.run();
@@ -39,14 +39,14 @@ class LightSweep {
     result_.reason = std::move(why);
   }
 
-  void check_switch(const Node& node, const DrPath& path) {
+  void check_switch(NodeIndex n, const Node& node, const DrPath& path) {
     std::string what = fmt::format("switch {}", node.node_guid);
     smp_.get(path, wire::smp_attr::switch_info, 0, what, [this, what](std::span<const uint8_t> data) {
       auto si = wire::decode_switch_info(data);
       if (!si.ok()) return changed(what + ": unreadable SwitchInfo");
       if (si->port_state_change) changed(what + ": a port changed state");
     });
-    check_port(node, path, 0);
+    check_port(n, node, path, 0);
   }
 
   // A switch reports its own ports' state changes, but nothing reports a LID
@@ -58,15 +58,15 @@ class LightSweep {
       const Node& node = f.node(NodeIndex{i});
       if (node.is_switch()) continue;
       for (uint8_t p = 1; p <= node.num_ports; ++p)
-        if (node.port(p).connected()) check_port(node, last_.paths[i], p);
+        if (node.port(p).connected()) check_port(NodeIndex{i}, node, last_.paths[i], p);
     }
   }
 
-  void check_port(const Node& node, const DrPath& path, uint8_t p) {
+  void check_port(NodeIndex n, const Node& node, const DrPath& path, uint8_t p) {
     const Port& want = node.port(p);
     std::string what = node.is_switch() ? fmt::format("switch {}", node.node_guid)
                                         : fmt::format("ca {} port {}", node.node_guid, p);
-    const bool was_sm = was_sm_port(node, p);
+    const bool was_sm = was_sm_port(n, p);
     smp_.get(path, wire::smp_attr::port_info, p, what, [this, what, want, p, was_sm](std::span<const uint8_t> data) {
       auto pi = wire::decode_port_info(data);
       if (!pi.ok()) return changed(what + ": unreadable PortInfo");
@@ -81,10 +81,8 @@ class LightSweep {
     });
   }
 
-  bool was_sm_port(const Node& node, uint8_t p) const {
-    const auto i = last_.fabric.find_by_node_guid(node.node_guid);
-    return i && last_.has_port_info(*i, p) &&
-           (last_.port_info[i->value][p].capability_mask & wire::port_cap::is_sm) != 0;
+  bool was_sm_port(NodeIndex n, uint8_t p) const {
+    return last_.has_port_info(n, p) && (last_.port_info[n.value][p].capability_mask & wire::port_cap::is_sm) != 0;
   }
 
   MadDispatcher& d_;
