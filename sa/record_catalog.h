@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "mad/base/status.h"
+#include "mad/wire/gid_text.h"
 #include "mad/wire/sa/component_mask.h"
 
 namespace ibsm::sa {
@@ -42,8 +43,8 @@ Status set_component(std::span<uint8_t> record, const wire::Component& component
 // cannot hold as a number.
 std::string format_component(std::span<const uint8_t> record, const wire::Component& component, bool json);
 
-// Text and GIDs, shared with the printer.
-std::string format_gid(std::span<const uint8_t, 16> gid);
-Result<std::array<uint8_t, 16>> parse_gid(std::string_view text);
+// GIDs as text: mad/wire/gid_text.h.
+using wire::format_gid;
+using wire::parse_gid;
 
 }  // namespace ibsm::sa

@@ -1,5 +1,7 @@
 #include "sm/fabric/netfile_text.h"
 
+#include <charconv>
+
 namespace ibsm::netfile_text {
 namespace {
 
@@ -56,6 +58,22 @@ Number parse_c_number(std::string_view s, int base) {
   }
   n.used = digits == 0 ? 0 : blanks + prefix + digits;
   return n;
+}
+
+std::optional<uint64_t> parse_whole_c_number(std::string_view s, uint64_t max) {
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  } else if (s.size() > 1 && s[0] == '0') {
+    base = 8;
+    s.remove_prefix(1);
+  }
+  uint64_t value = 0;
+  const char* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, value, base);  // out of range is an error, not a saturation
+  if (ec != std::errc{} || ptr != end || value > max) return std::nullopt;
+  return value;
 }
 
 std::optional<LidRate> parse_lid_rate(std::string_view s) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "mad/wire/gid_text.h"
 #include "sm/fabric/ib_rate_mtu.h"
 #include "sm/fabric/netfile_text.h"
 
@@ -14,74 +15,11 @@ namespace {
 using netfile_text::is_space;
 using netfile_text::trim;
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// A C number as strtoull(s, &end, 0) reads it (0x.. hex, 0.. octal, else
-// decimal), but only when it is the whole text and at most `max`: OpenSM
-// silently reads "12ab" as 12 or truncates an oversized P_Key; here both are errors.
+// A C number (0x.. hex, 0.. octal, else decimal) that is the whole text and
+// at most `max`: OpenSM silently reads "12ab" as 12 or truncates an
+// oversized P_Key; here both are errors.
 std::optional<uint64_t> parse_number(std::string_view s, uint64_t max) {
-  unsigned base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s.remove_prefix(2);
-  } else if (s.size() > 1 && s[0] == '0') {
-    base = 8;
-    s.remove_prefix(1);
-  }
-  if (s.empty()) return std::nullopt;
-  uint64_t v = 0;
-  for (char c : s) {
-    const int digit = hex_digit(c);
-    if (digit < 0 || static_cast<unsigned>(digit) >= base) return std::nullopt;
-    const auto d = static_cast<unsigned>(digit);
-    if (v > (max - d) / base) return std::nullopt;  // v * base + d would pass max
-    v = v * base + d;
-  }
-  return v;
-}
-
-// An IPv6-style GID as inet_pton(AF_INET6) reads it, without the dotted IPv4
-// tail (no multicast GID is written that way).
-std::optional<std::array<uint8_t, 16>> parse_gid(std::string_view s) {
-  auto groups = [](std::string_view part, std::vector<uint16_t>& out) {
-    if (part.empty()) return true;
-    while (true) {
-      const size_t colon = part.find(':');
-      const std::string_view g = part.substr(0, colon);
-      if (g.empty() || g.size() > 4) return false;
-      uint16_t v = 0;
-      for (char c : g) {
-        const int d = hex_digit(c);
-        if (d < 0) return false;
-        v = static_cast<uint16_t>(v << 4 | d);
-      }
-      out.push_back(v);
-      if (colon == std::string_view::npos) return true;
-      part.remove_prefix(colon + 1);
-    }
-  };
-  std::vector<uint16_t> head, tail;
-  const size_t gap = s.find("::");
-  if (gap == std::string_view::npos) {
-    if (!groups(s, head) || head.size() != 8) return std::nullopt;
-  } else {
-    if (s.find("::", gap + 1) != std::string_view::npos) return std::nullopt;
-    if (!groups(s.substr(0, gap), head) || !groups(s.substr(gap + 2), tail)) return std::nullopt;
-    if (head.size() + tail.size() > 7) return std::nullopt;
-    head.resize(8 - tail.size(), 0);
-    head.insert(head.end(), tail.begin(), tail.end());
-  }
-  std::array<uint8_t, 16> gid{};
-  for (size_t i = 0; i < 8; ++i) {
-    gid[2 * i] = static_cast<uint8_t>(head[i] >> 8);
-    gid[2 * i + 1] = static_cast<uint8_t>(head[i] & 0xff);
-  }
-  return gid;
+  return netfile_text::parse_whole_c_number(s, max);
 }
 
 // full, limited, both, or a leading part of one: OpenSM compares only the
@@ -296,8 +234,8 @@ void Reader::group(std::string_view line, Partition& p) {
   const Token first = split_token(items[0]);
   PartitionGroup g;
   g.line = line_of(line);
-  const auto gid = parse_gid(first.value.value_or(""));
-  if (!gid) {
+  const auto gid = wire::parse_gid(first.value.value_or(""));
+  if (!gid.ok()) {
     error(items[0], fmt::format("mgid '{}': expected a GID like ff12:401b::1", first.value.value_or("")));
     return;
   }

@@ -1,33 +1,16 @@
 #include "sm/sweep/guid2lid.h"
 
-#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "sm/fabric/netfile_text.h"
+
 namespace ibsm {
 
 namespace {
-
-// A C integer literal as strtoull(text, .., 0) reads it, but all of the text
-// must be the number: "0x1a" (any case), "017" (octal), "42".
-std::optional<uint64_t> parse_c_number(std::string_view text) {
-  int base = 10;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    base = 16;
-    text.remove_prefix(2);
-  } else if (text.size() > 1 && text[0] == '0') {
-    base = 8;
-    text.remove_prefix(1);
-  }
-  uint64_t value = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value, base);
-  if (ec != std::errc{} || ptr != end) return std::nullopt;
-  return value;
-}
 
 std::vector<std::string_view> split_fields(std::string_view line) {
   std::vector<std::string_view> fields;
@@ -69,7 +52,7 @@ LineResult parse_record(std::string_view line) {
                             fields.size() == 1 ? "" : "s");
     return r;
   }
-  auto guid = parse_c_number(fields[0]);
+  auto guid = netfile_text::parse_whole_c_number(fields[0]);
   if (!guid) {
     r.problem = fmt::format("port guid '{}' is not a number", fields[0]);
     return r;
@@ -78,8 +61,8 @@ LineResult parse_record(std::string_view line) {
     r.problem = "port guid is zero";
     return r;
   }
-  auto min = parse_c_number(fields[1]);
-  auto max = parse_c_number(fields[2]);
+  auto min = netfile_text::parse_whole_c_number(fields[1]);
+  auto max = netfile_text::parse_whole_c_number(fields[2]);
   if (!min || !max) {
     r.problem = fmt::format("lid '{}' is not a number", !min ? fields[1] : fields[2]);
     return r;
