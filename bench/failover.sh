@@ -5,7 +5,7 @@
 # signal keeps its ibsim slot). The master runs at host-0 (priority 10), the
 # standby at host-1 (priority 5), the judges at host-2.
 #  1. Polling cost: the standby's MADs per minute while it is STANDBY, counted
-#     around umad_send (bench/umad_mark.c, a window of --window seconds that
+#     around umad_send (tools/umad_count's marked window, a window of --window seconds that
 #     starts a second after "Entering STANDBY state"), the same way for both:
 #     all = requests (its SMInfo polls of the master, traps) + answers (to the
 #     master's SMInfo Gets as it sweeps).
@@ -61,7 +61,6 @@ cleanup() {
 }
 trap cleanup EXIT
 cc -shared -fPIC -O2 -o "$work/umad_count.so" "$top/tools/umad_count/umad_count.c" -ldl -lpthread
-cc -shared -fPIC -O2 -o "$work/umad_mark.so" "$top/bench/umad_mark.c" -ldl
 printf 'sminfo_polling_timeout 1000\npolling_retry_number 2\n' > "$work/tuned.conf"
 nodes=$(grep -cE '^(Switch|Ca|Hca)' "$netfile")
 
@@ -143,7 +142,7 @@ one_run() {
     note="master: no SUBNET UP: $(last_words "$dir/master")"
   else
     UMAD_COUNT_FILE=$dir/standby.count UMAD_MARK_FILE=$dir/standby.mark UMAD_MARK_START=$dir/mark.start \
-      UMAD_MARK_END=$dir/mark.end start_sm "$dir/standby" "$mode" 5 host-1 "$work/umad_mark.so" "$work/umad_count.so"
+      UMAD_MARK_END=$dir/mark.end start_sm "$dir/standby" "$mode" 5 host-1 "$work/umad_count.so"
     standby=$sm
     if ! wait_log "$dir/standby/sm.log" "Entering STANDBY state" 60; then
       note="standby: no 'Entering STANDBY state' in 60 s; it logged: $(last_words "$dir/standby")"

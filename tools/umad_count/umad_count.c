@@ -6,13 +6,26 @@
  * the file named by UMAD_COUNT_FILE (or stderr):
  *   <pid> <comm> <total> <class>:<method>:<attr>=<count> ...
  * with class, method and attribute in hex (0x81:0x2:0x19=12: 12 DR SMP Sets
- * of LinearForwardingTable). It is a test and benchmark aid, not part of ibsm. */
+ * of LinearForwardingTable).
+ *
+ * A marked window, for benchmarks that count a stretch of a long-running
+ * process (bench/failover.sh: a standby's polling): with UMAD_MARK_START set,
+ * a send also counts in the window if, when it is made, the file it names
+ * exists and the one UMAD_MARK_END names does not. At exit one more line goes
+ * to UMAD_MARK_FILE (or stderr):
+ *   <pid> <comm> <sends in the window> <window seconds> <requests> <responses>
+ * (responses: methods with the R bit, e.g. GetResp; the rest, TrapRepress
+ * included, count as requests), the window running from the start file's
+ * mtime to the end file's (or to the exit without one).
+ * It is a test and benchmark aid, not part of ibsm. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/umad.h>
@@ -29,6 +42,20 @@ static unsigned long sent;
 static struct kind kinds[MAX_KINDS];
 static int nkinds;
 static int (*real_send)(int, int, void *, int, int, int);
+static int mark_started, mark_ended;
+static unsigned long in_window, window_responses;
+
+static int exists(const char *path) { return path && access(path, F_OK) == 0; }
+
+/* Called with the lock held. */
+static void count_in_window(const uint8_t *mad, int length) {
+  if (mark_ended || !getenv("UMAD_MARK_START")) return;
+  if (!mark_started) mark_started = exists(getenv("UMAD_MARK_START"));
+  if (mark_started) mark_ended = exists(getenv("UMAD_MARK_END"));
+  if (!mark_started || mark_ended || length < 4) return;
+  ++in_window;
+  if (mad[3] & 0x80) ++window_responses;
+}
 
 static void count(const uint8_t *mad, int length) {
   /* MAD common header (IBA 13.4.2): byte 1 class, byte 3 method, bytes 16-17 attribute id. */
@@ -41,6 +68,7 @@ static void count(const uint8_t *mad, int length) {
   }
   if (i == nkinds && nkinds < MAX_KINDS) kinds[nkinds++].key = key;
   if (i < nkinds) ++kinds[i].count;
+  count_in_window(mad, length);
   pthread_mutex_unlock(&lock);
 }
 
@@ -51,17 +79,41 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
   return rc;
 }
 
-static void report(void) __attribute__((destructor));
-static void report(void) {
-  const char *path = getenv("UMAD_COUNT_FILE");
+static double mtime_of(const char *path) {
+  struct stat st;
+  if (!path || stat(path, &st) != 0) return -1;
+  return (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
+}
+
+static void report_window(const char *name) {
+  const char *start = getenv("UMAD_MARK_START");
+  if (!start) return;
+  double from = mtime_of(start), to = mtime_of(getenv("UMAD_MARK_END"));
+  if (to < 0) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    to = (double)now.tv_sec + now.tv_nsec / 1e9;
+  }
+  const char *path = getenv("UMAD_MARK_FILE");
   FILE *out = path ? fopen(path, "a") : stderr;
   if (!out) return;
+  fprintf(out, "%d %s %lu %.3f %lu %lu\n", (int)getpid(), name, in_window, from < 0 ? 0.0 : to - from,
+          in_window - window_responses, window_responses);
+  if (out != stderr) fclose(out);
+}
+
+static void report(void) __attribute__((destructor));
+static void report(void) {
   char name[256] = "?";
   FILE *cmd = fopen("/proc/self/comm", "r");
   if (cmd) {
     if (fscanf(cmd, "%255s", name) != 1) name[0] = '?';
     fclose(cmd);
   }
+  report_window(name);
+  const char *path = getenv("UMAD_COUNT_FILE");
+  FILE *out = path ? fopen(path, "a") : stderr;
+  if (!out) return;
   fprintf(out, "%d %s %lu", (int)getpid(), name, sent);
   for (int i = 0; i < nkinds; ++i)
     fprintf(out, " 0x%x:0x%x:0x%x=%lu", kinds[i].key >> 24, (kinds[i].key >> 16) & 0xff, kinds[i].key & 0xffff,
