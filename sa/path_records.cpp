@@ -413,11 +413,19 @@ SaQueryResult path_record_query(const SaSnapshot& s, const SaQuery& query) {
 SaQueryResult multi_path_query(const SaSnapshot& s, const SaQuery& query) {
   const uint64_t mask = query.component_mask;
   if ((mask & ~kMprMask) != 0) return status_only(wire::sa_status::req_invalid);
+  // SGIDCount and DGIDCount are required components (IBA 15.2.5.16), and
+  // ServiceID is one component split in two: half of it is not enough.
+  // OpenSM answers both with ERR_INSUFFICIENT_COMPONENTS too.
+  constexpr uint64_t kMprServiceId = mpr_bit(mf::service_id_msb) | mpr_bit(mf::service_id_lsb);
+  if ((mask & (kMprSgidCount | kMprDgidCount)) != (kMprSgidCount | kMprDgidCount) ||
+      ((mask & kMprServiceId) != 0 && (mask & kMprServiceId) != kMprServiceId))
+    return status_only(wire::sa_status::req_insufficient_components);
   const std::span<const uint8_t> rec = query.record;
   constexpr size_t fixed = wire::sa_record_size::multi_path_fixed;
   if (rec.size() < fixed) return status_only(wire::sa_status::req_invalid);
-  const size_t n_src = (mask & kMprSgidCount) ? wire::get_field(rec, mf::sgid_count) : 0;
-  const size_t n_dst = (mask & kMprDgidCount) ? wire::get_field(rec, mf::dgid_count) : 0;
+  // Counts given but zero, or more GIDs than the record carries: invalid.
+  const size_t n_src = wire::get_field(rec, mf::sgid_count);
+  const size_t n_dst = wire::get_field(rec, mf::dgid_count);
   if (n_src == 0 || n_dst == 0 || rec.size() < fixed + 16 * (n_src + n_dst))
     return status_only(wire::sa_status::req_invalid);
   // A masked reserved component must be zero, as in any template.

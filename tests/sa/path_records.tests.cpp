@@ -33,7 +33,8 @@ constexpr uint64_t service_id_msb = 1u << 0, service_id_lsb = 1u << 1, dgid = 1u
 }  // namespace pr
 // MultiPathRecord (IBA 15.2.5.20).
 namespace mpr {
-constexpr uint64_t numb_path = 1u << 6, sl = 1u << 9, sgid_count = 1u << 19, dgid_count = 1u << 20;
+constexpr uint64_t numb_path = 1u << 6, sl = 1u << 9, service_id_msb = 1u << 16, sgid_count = 1u << 19,
+                   dgid_count = 1u << 20, service_id_lsb = 1u << 21;
 }
 
 // Rate codes by Gb/s x 10 (IBA 15.2.5.16), for the rates these fabrics have.
@@ -672,7 +673,6 @@ TEST_CASE("multipath records: every sgid with every dgid", "[sa][path][multipath
   REQUIRE(big.size() > wire::sa_data_size);
   CHECK(multi_query(s, counts, big).count == 40);
 
-  CHECK(multi_query(s, mpr::sgid_count, multi_path_request({}, sgids, dgids)).status == wire::sa_status::req_invalid);
   auto truncated = multi_path_request({}, sgids, dgids);
   truncated.resize(truncated.size() - 16);
   CHECK(multi_query(s, counts, truncated).status == wire::sa_status::req_invalid);
@@ -680,4 +680,30 @@ TEST_CASE("multipath records: every sgid with every dgid", "[sa][path][multipath
         wire::sa_status::req_gid_invalid);
   CHECK(multi_query(s, counts, multi_path_request({}, sgids, dgids), wire::method::get_table).outcome ==
         sa::SaQueryOutcome::unsupported_method);
+}
+
+TEST_CASE("multipath records: the required components", "[sa][path][multipath]") {
+  // SGIDCount and DGIDCount must be components (IBA 15.2.5.16), as must both
+  // halves of ServiceID or neither: ERR_INSUFFICIENT_COMPONENTS, as OpenSM
+  // answers osmtest's empty request. Counts given as zero are invalid.
+  SweepHarness h(must(topogen::kary_ntree({.k = 2, .n = 2})));
+  sa::SaSnapshot s = test::swept_snapshot(h);
+  std::vector<wire::Gid> gids;
+  for (const sa::EndPort& e : s.endports)
+    if (!s.fabric.node(e.ref.node).is_switch()) gids.push_back(gid_of(s, e));
+  REQUIRE(gids.size() >= 2);
+  const std::vector<wire::Gid> sgids{gids[0]}, dgids{gids[1]};
+  const auto request = multi_path_request({}, sgids, dgids);
+  const uint64_t counts = mpr::sgid_count | mpr::dgid_count;
+  constexpr uint16_t insufficient = wire::sa_status::req_insufficient_components;
+
+  CHECK(multi_query(s, 0, {}).status == insufficient);
+  CHECK(multi_query(s, 0, request).status == insufficient);
+  CHECK(multi_query(s, mpr::sgid_count, request).status == insufficient);
+  CHECK(multi_query(s, mpr::dgid_count, request).status == insufficient);
+  CHECK(multi_query(s, counts | mpr::service_id_msb, request).status == insufficient);
+  CHECK(multi_query(s, counts | mpr::service_id_lsb, request).status == insufficient);
+  CHECK(multi_query(s, counts | mpr::service_id_msb | mpr::service_id_lsb, request).status == 0);
+  CHECK(multi_query(s, counts, request).count == 1);
+  CHECK(multi_query(s, counts, multi_path_request({}, {}, dgids)).status == wire::sa_status::req_invalid);
 }
