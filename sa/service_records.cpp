@@ -62,11 +62,13 @@ uint16_t read_identity(const SaQuery& q, wire::ServiceRecord& out) {
   return 0;
 }
 
-// True when the requester may register or withdraw records of `service_gid`.
+// True when the requester may register or withdraw records of `service_gid`:
+// the GID names the requester's own port, under any prefix that names this
+// subnet (a zero prefix included, see port_by_gid).
 bool is_owner(const SaSnapshot& s, const SaQuery& q, const wire::Gid& service_gid) {
   if (q.trusted) return true;
   const EndPort* requester = requester_port(s, q.requester);
-  return requester != nullptr && port_gid(s, *requester) == service_gid;
+  return requester != nullptr && port_by_gid(s, service_gid) == requester;
 }
 
 }  // namespace
@@ -100,6 +102,9 @@ SaQueryResult ServiceRegistry::set(const SaSnapshot& s, const SaQuery& q, Micros
     if (!port_has_pkey(s, *service_port, rec.service_p_key)) return status_only(wire::sa_status::req_invalid);
   }
 
+  // The record keeps its ServiceGID as the requester gave it, as OpenSM
+  // stores the record it received: a Get or Delete with the same GID finds
+  // it, and one with another prefix for the same port is another record.
   const Key key{rec.service_id, rec.service_gid.raw, rec.service_p_key};
   if (auto it = records_.find(key); it != records_.end()) erase(it);
   if (records_.size() >= options_.max_records) return status_only(wire::sa_status::no_resources);

@@ -271,3 +271,28 @@ TEST_CASE("service GetTable with random masks returns what a naive filter keeps"
   auto both = run(reg, f.s, wire::method::get_table, c_data16_0 | c_data8_0, t, f.lid(0), 0, true);
   CHECK(both.count <= ones.count);
 }
+
+TEST_CASE("a service gid with a zero prefix names the port on this subnet", "[sa][services]") {
+  // osmtest -f s registers with ServiceGID 0::port GUID; OpenSM accepts it
+  // and keeps the GID as given, so the record is found by that GID.
+  Fixture f;
+  sa::ServiceRegistry reg;
+  const wire::Gid zero_prefix = wire::Gid::from_parts(0, f.cas[0]->guid.value);
+  auto rec = service(0x10, zero_prefix, 100, "zero prefix");
+  auto set = run(reg, f.s, wire::method::set, set_mask, rec, f.lid(0));
+  REQUIRE(set.status == 0);
+  CHECK(record(set, 0).service_gid == zero_prefix);
+  auto got = run(reg, f.s, wire::method::get, c_id | c_gid, rec, f.lid(0));
+  REQUIRE(got.status == 0);
+  CHECK(record(got, 0).service_gid == zero_prefix);
+  CHECK(record(got, 0).name() == "zero prefix");
+  // Still only the port's own requests own it: another port is refused.
+  CHECK(run(reg, f.s, wire::method::set, set_mask, service(0x11, zero_prefix, 1, "x"), f.lid(2)).status ==
+        wire::sa_status::req_denied);
+  // A zero prefix with no such port is still no port.
+  CHECK(run(reg, f.s, wire::method::set, set_mask, service(0x12, wire::Gid::from_parts(0, 0x1234), 1, "x"), f.lid(0),
+            0, true)
+            .status == wire::sa_status::req_gid_invalid);
+  REQUIRE(run(reg, f.s, wire::method::delete_, c_id | c_gid, rec, f.lid(0)).status == 0);
+  CHECK(reg.size() == 0);
+}
