@@ -237,12 +237,18 @@ class HeavySweep {
         if (update) {
           ++report_.port_info_sets;
           configured_info_[i][p] = *update;
+          // What the port holds if no answer tells: what we asked of it.
           apply_managed(held_info_[i][p], *update);
           smp_.set(path, wire::smp_attr::port_info, p, *update, fmt::format("PortInfo set on {}", port_name(node, p)),
                    [this, i, p, guid = node.node_guid, asked = managed_fields(*update)](std::span<const uint8_t> data) {
                      auto pi = wire::decode_port_info(data);
                      if (!pi.ok()) return;
                      configured_info_[i][p].port_state = pi->port_state;
+                     // The GetResp of a Set carries the attribute as the port
+                     // now holds it (IBA 13.4.5, Set): it keeps only what it can
+                     // (ibsim forgets SubnetTimeout, GidPrefix, NeighborMTU),
+                     // and the SA answers what the port holds.
+                     held_info_[i][p] = *pi;
                      state_.ports[guid][p] = PortMemory{asked, managed_fields(*pi)};
                    });
         }
@@ -304,7 +310,7 @@ class HeavySweep {
                    auto r = wire::decode_port_info(data);
                    if (!r.ok()) return;
                    configured_info_[i][p].port_state = r->port_state;
-                   held_info_[i][p].port_state = r->port_state;
+                   held_info_[i][p] = *r;  // the port's own values, as for the programming Set
                    configured_.node(NodeIndex{i}).port(p).state = r->port_state;
                    if (r->port_state != to)
                      report_.problems.push_back(fmt::format("{}: asked for {}, port is {}", port_name(node, p),
@@ -358,8 +364,9 @@ class HeavySweep {
   // PortInfo as configured (what we wrote), by node and port: the base of the
   // state-change Sets, which must write every configured field back unchanged.
   std::vector<std::vector<wire::PortInfo>> configured_info_;
-  // PortInfo as each port holds it after the sweep: as read, with what the
-  // sweep wrote of the managed fields, and the state it answered last.
+  // PortInfo as each port holds it after the sweep: as read, then as the
+  // GetResp of each Set answered it (where none was decoded, the managed
+  // fields as the Set asked).
   std::vector<std::vector<wire::PortInfo>> held_info_;
   Fabric configured_;  // the found fabric with its new LIDs and port states
   std::vector<wire::SwitchInfo> written_switch_info_;  // by NodeIndex, as programmed

@@ -101,6 +101,49 @@ TEST_CASE("a resweep of an unchanged fabric sets nothing and keeps every lid", "
       CHECK(before.node(NodeIndex{i}).port(p).base_lid == after.node(NodeIndex{i}).port(p).base_lid);
 }
 
+TEST_CASE("the snapshot holds each port's PortInfo as the port answered, not as asked", "[sweep][heavy]") {
+  // ibsim's SMAs keep neither SubnetTimeout nor GidPrefix nor NeighborMTU:
+  // the SA must answer what `smpquery portinfo` reads, so the snapshot takes
+  // each Set's GetResp. A second sweep still sets nothing.
+  bool keeps_all = GENERATE(true, false);
+  SimOptions o;
+  o.sma_keeps_all_port_fields = keeps_all;
+  SweepHarness h(must(topogen::kary_ntree({.k = 2, .n = 2})), o);
+  SweepReport r = h.heavy();
+  require_brought_up(h, r);
+  REQUIRE(r.subnet);
+  REQUIRE(r.port_info_sets > 0);
+  const SubnetSnapshot& s = *r.subnet;
+  size_t checked = 0, forgotten = 0;
+  for (uint32_t i = 0; i < s.fabric.node_count(); ++i) {
+    const Node& node = s.fabric.node(NodeIndex{i});
+    for (uint8_t p = 0; p <= node.num_ports; ++p) {
+      if (!s.has_port_info(NodeIndex{i}, p)) continue;
+      INFO(node.name << " port " << int(p));
+      auto in_sim = h.sim().topology().find_by_node_guid(node.node_guid);  // discovery numbers nodes its own way
+      REQUIRE(in_sim);
+      const auto& held = h.sim().state().port(in_sim->value, p);
+      const wire::PortInfo& pi = s.port_info[i][p];
+      CHECK(pi.subnet_timeout == held.subnet_timeout);
+      CHECK(pi.gid_prefix == held.gid_prefix);
+      CHECK(pi.lid.value == held.lid);
+      CHECK(pi.master_sm_lid.value == held.master_sm_lid);
+      CHECK(pi.port_state == held.state);
+      if (p != 0 || !node.is_switch()) CHECK(pi.neighbor_mtu == held.neighbor_mtu);
+      const bool owns_lid = node.is_switch() ? p == 0 : true;  // the ports the SM gives a SubnetTimeout
+      if (owns_lid && held.subnet_timeout != h.config().subnet.subnet_timeout) ++forgotten;
+      ++checked;
+    }
+  }
+  CHECK(checked > 0);
+  CHECK((forgotten > 0) == !keeps_all);  // ibsim-like ports kept 31, not the 18 asked
+
+  SweepReport second = h.heavy();
+  require_brought_up(h, second);
+  CHECK(second.port_info_sets == 0);
+  CHECK(second.ports_armed == 0);
+}
+
 TEST_CASE("an SM that restarts without its memory keeps the lids the ports hold", "[sweep][heavy]") {
   Fabric topo = must(topogen::leaf_spine({.leaves = 3, .spines = 2, .hosts_per_leaf = 2}));
   SweepHarness h(topo);
