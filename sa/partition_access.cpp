@@ -12,16 +12,10 @@ std::span<const uint16_t> pkeys_of(const SaSnapshot& s, const EndPort& e) {
   return s.p_keys[n][e.ref.port];
 }
 
-// True when `prefix` names the local subnet (see port_by_gid).
-bool is_local_subnet_prefix(const SaSnapshot& s, uint64_t prefix) {
-  constexpr uint64_t kLinkLocal = 0xFE80000000000000ULL;  // fe80::/64 (IBA 4.1.1)
-  return prefix == s.subnet_prefix || prefix == 0 || prefix == kLinkLocal;
-}
-
 }  // namespace
 
 const EndPort* port_by_gid(const SaSnapshot& s, const wire::Gid& gid) {
-  if (!is_local_subnet_prefix(s, gid.prefix())) return nullptr;
+  if (gid.prefix() != s.subnet_prefix) return nullptr;
   return s.by_port_guid(Guid{gid.interface_id()});
 }
 

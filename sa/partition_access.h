@@ -31,11 +31,8 @@ inline wire::Gid port_gid(const SaSnapshot& s, const EndPort& e) {
   return wire::Gid::from_parts(s.subnet_prefix, e.guid.value);
 }
 
-// The end port whose GID is `gid`, or nullptr: one of the subnet's port
-// GUIDs under a prefix that names this subnet. That is the subnet's own
-// prefix, the link-local prefix fe80::/64 (IBA 4.1.1), or a zero prefix,
-// which requesters use for "this subnet" (osmtest registers its services
-// so, and OpenSM finds the port by the interface ID alone).
+// The end port whose GID is `gid` (the subnet's prefix and one of its port
+// GUIDs), or nullptr.
 const EndPort* port_by_gid(const SaSnapshot& s, const wire::Gid& gid);
 
 // True when `e`'s P_Key table holds the partition of `pkey` (either membership).

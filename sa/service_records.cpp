@@ -62,13 +62,20 @@ uint16_t read_identity(const SaQuery& q, wire::ServiceRecord& out) {
   return 0;
 }
 
+// The port a ServiceGID names: the port whose GUID is its interface ID,
+// whatever the prefix, as OpenSM finds a service's port (by the interface ID
+// alone). Requesters fill the prefix loosely: osmtest 3.3 sends zero, or the
+// link-local prefix in host byte order (0x80fe), for its own port.
+const EndPort* service_port_of(const SaSnapshot& s, const wire::Gid& service_gid) {
+  return s.by_port_guid(Guid{service_gid.interface_id()});
+}
+
 // True when the requester may register or withdraw records of `service_gid`:
-// the GID names the requester's own port, under any prefix that names this
-// subnet (a zero prefix included, see port_by_gid).
+// the GID names the requester's own port.
 bool is_owner(const SaSnapshot& s, const SaQuery& q, const wire::Gid& service_gid) {
   if (q.trusted) return true;
   const EndPort* requester = requester_port(s, q.requester);
-  return requester != nullptr && port_by_gid(s, service_gid) == requester;
+  return requester != nullptr && service_port_of(s, service_gid) == requester;
 }
 
 }  // namespace
@@ -94,7 +101,7 @@ SaQueryResult ServiceRegistry::handle(const SaSnapshot& snapshot, const SaQuery&
 SaQueryResult ServiceRegistry::set(const SaSnapshot& s, const SaQuery& q, Micros now) {
   wire::ServiceRecord rec;
   if (uint16_t bad = read_identity(q, rec)) return status_only(bad);
-  const EndPort* service_port = port_by_gid(s, rec.service_gid);
+  const EndPort* service_port = service_port_of(s, rec.service_gid);
   if (service_port == nullptr) return status_only(wire::sa_status::req_gid_invalid);
   if (!is_owner(s, q, rec.service_gid)) return status_only(wire::sa_status::req_denied);
   if ((q.component_mask & pkey_bit) != 0 && !q.trusted) {
