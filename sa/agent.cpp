@@ -17,12 +17,25 @@ namespace {
 
 constexpr size_t kHeaderBytes = wire::sa_data_offset;  // common + RMPP + SA headers
 
-// The SA's own ClassPortInfo (IBA 15.2.1.1): no redirection, traps not
-// forwarded through it; the optional records and MultiPathRecord are served.
+// What the SA serves, as its ClassPortInfo says (IBA 15.2.1.1): the optional
+// records, MultiPathRecord (RMPP is done in user space, both ways), and the
+// bitwise PortInfoRecord CapabilityMask/CapabilityMask2 match (sa/query.h).
+// Not advertised: Get/Set(Notice) and traps (the SA answers neither), UD
+// multicast, ReInit, GID-scoped MultiPath, LinkSpeedWidthPairs, PA services,
+// and every other CapabilityMask2 feature.
+// IsUDMulticastSupported (wire::sa_cap::is_ud_multicast_supported) joins
+// kSaCapabilityMask when MCMemberRecord joins are served.
+constexpr uint16_t kSaCapabilityMask = wire::sa_cap::is_subnet_opt_rec_supported |
+                                       wire::sa_cap::is_multi_path_supported |
+                                       wire::sa_cap::is_port_info_capability_mask_match_supported;
+constexpr uint32_t kSaCapabilityMask2 = wire::sa_cap2::is_port_info_capability_mask2_match_supported;
+
+// The SA's own ClassPortInfo: no redirection, traps not forwarded through it.
 wire::ClassPortInfo sa_class_port_info(uint8_t resp_time_value) {
   wire::ClassPortInfo info;
   info.class_version = wire::sa_class_version;
-  info.capability_mask = wire::sa_cap::is_subnet_opt_rec_supported | wire::sa_cap::is_multi_path_supported;
+  info.capability_mask = kSaCapabilityMask;
+  info.capability_mask2 = kSaCapabilityMask2;
   info.resp_time_value = resp_time_value & 0x1F;
   return info;
 }
@@ -198,6 +211,7 @@ void SaAgent::serve(const MadAddress& peer, std::span<const uint8_t> header_byte
   query.method = method;
   query.attribute = header->attr_id;
   query.component_mask = sa->component_mask;
+  query.attribute_modifier = header->attr_mod;
   query.record = data;
   query.requester = peer.lid;
   query.trusted = options_.sm_key != 0 && sa->sm_key == options_.sm_key;

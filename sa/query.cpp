@@ -4,6 +4,7 @@
 #include <array>
 #include <cassert>
 #include <initializer_list>
+#include <optional>
 
 #include "mad/wire/constants.h"
 #include "mad/wire/sa_records.h"
@@ -57,10 +58,12 @@ void resolve_lids(const SaSnapshot& s, Plan& plan, uint64_t mask, std::span<cons
   }
 }
 
-// Get or GetTable over one record table.
-template <typename R, typename Visit, typename Fixup>
+// Get or GetTable over one record table. `compared` gives the components a
+// record is compared on byte for byte (the mask, unless a table says
+// otherwise), or nullopt when the table's own rule already rejects it.
+template <typename R, typename Visit, typename Fixup, typename Compared>
 SaQueryResult run_table(const SaSnapshot& s, const SaQuery& q, Plan& plan, size_t size,
-                        std::span<const Component> comps, Visit visit, Fixup fixup) {
+                        std::span<const Component> comps, Visit visit, Fixup fixup, Compared compared) {
   SaQueryResult out;
   out.record_size = size;
   out.attr_offset = wire::sa_attr_offset_words(size);
@@ -75,7 +78,8 @@ SaQueryResult run_table(const SaSnapshot& s, const SaQuery& q, Plan& plan, size_
             R r = found;
             fixup(r);
             wire::encode(r, rec);
-            if (!wire::masked_fields_equal(rec, tmpl, q.component_mask, comps)) return;
+            const std::optional<uint64_t> mask = compared(s, q, r, tmpl);
+            if (!mask || !wire::masked_fields_equal(rec, tmpl, *mask, comps)) return;
             out.records.resize((out.count + 1) * stride, 0);
             std::copy(rec.begin(), rec.end(), out.records.begin() + static_cast<std::ptrdiff_t>(out.count * stride));
             ++out.count;
@@ -94,17 +98,24 @@ struct NoFixup {
   void operator()(R&) const {}
 };
 
+struct WholeMask {
+  template <typename R>
+  std::optional<uint64_t> operator()(const SaSnapshot&, const SaQuery& q, const R&, std::span<const uint8_t>) const {
+    return q.component_mask;
+  }
+};
+
 // The parts of a query every table shares: method, mask and template.
-template <typename R, typename Visit, typename Fixup = NoFixup>
+template <typename R, typename Visit, typename Fixup = NoFixup, typename Compared = WholeMask>
 SaQueryResult run(const SaSnapshot& s, const SaQuery& q, size_t size, std::span<const Component> comps, Visit visit,
                   std::initializer_list<Field> lid_fields, Fixup fixup = {},
-                  void (*narrow)(const SaSnapshot&, Plan&, uint64_t) = nullptr) {
+                  void (*narrow)(const SaSnapshot&, Plan&, uint64_t) = nullptr, Compared compared = {}) {
   if ((q.component_mask & ~wire::component_mask_of(comps)) != 0) return status_only(wire::sa_status::req_invalid);
   Plan plan;
   std::copy_n(q.record.begin(), std::min(q.record.size(), size), plan.tmpl.begin());
   resolve_lids(s, plan, q.component_mask, comps, lid_fields);
   if (narrow != nullptr && !plan.nothing) narrow(s, plan, q.component_mask);
-  return run_table<R>(s, q, plan, size, comps, visit, fixup);
+  return run_table<R>(s, q, plan, size, comps, visit, fixup, compared);
 }
 
 // NodeRecord's NodeGUID and PortGUID keys, through the GUID indexes.
@@ -130,6 +141,66 @@ void narrow_node_record(const SaSnapshot& s, Plan& plan, uint64_t mask) {
     plan.scope.node = *n;
   }
 }
+
+// True when the record's LID belongs to a CA (or router) port, not a switch.
+bool lid_of_end_node(const SaSnapshot& s, Lid lid) {
+  const EndPort* e = s.by_lid(lid);
+  return e != nullptr && !s.fabric.node(e->ref.node).is_switch();
+}
+
+// A CA port has one SL2VL table and one set of VLArb blocks, its own: the
+// port numbers of its records are not keys. OpenSM ignores InputPortNum and
+// OutputPortNum for a CA's SLtoVLMappingTableRecord, and takes a CA's
+// VLArbitrationTableRecord OutputPortNum as the port the LID belongs to,
+// whatever the request says (osmtest -f q asks with OutputPortNum 0).
+struct SlToVlCompared {
+  std::optional<uint64_t> operator()(const SaSnapshot& s, const SaQuery& q, const wire::SlToVlTableRecord& r,
+                                     std::span<const uint8_t>) const {
+    namespace f = wire::sl_to_vl_table_record_fields;
+    const auto comps = std::span<const Component>(wire::sl_to_vl_table_record_components);
+    if (!lid_of_end_node(s, r.lid)) return q.component_mask;
+    return q.component_mask & ~(bit_of(comps, f::input_port_num) | bit_of(comps, f::output_port_num));
+  }
+};
+struct VlArbitrationCompared {
+  std::optional<uint64_t> operator()(const SaSnapshot& s, const SaQuery& q, const wire::VlArbitrationTableRecord& r,
+                                     std::span<const uint8_t>) const {
+    namespace f = wire::vl_arbitration_table_record_fields;
+    const auto comps = std::span<const Component>(wire::vl_arbitration_table_record_components);
+    if (!lid_of_end_node(s, r.lid)) return q.component_mask;
+    return q.component_mask & ~bit_of(comps, f::output_port_num);
+  }
+};
+
+// PortInfoRecord's CapabilityMask and CapabilityMask2 components, when the
+// request sets bit 31 of the attribute modifier (the IBA 1.2 erratum behind
+// ClassPortInfo IsPortInfoCapMaskMatchSupported and CapabilityMask2's
+// IsPortInfoCapMask2MatchSupported): a port matches when its mask has every
+// bit the template's has, not only the same mask. `saquery -s` asks so for
+// IsSM. Without bit 31 the components compare as any other.
+struct PortInfoCompared {
+  std::optional<uint64_t> operator()(const SaSnapshot&, const SaQuery& q, const wire::PortInfoRecord& r,
+                                     std::span<const uint8_t> tmpl) const {
+    if ((q.attribute_modifier & port_info_cap_mask_match) == 0) return q.component_mask;
+    namespace f = wire::port_info_record_fields;
+    namespace pf = wire::port_info_fields;
+    const auto comps = std::span<const Component>(wire::port_info_record_components);
+    struct Mask {
+      Field field;
+      uint64_t held;
+    };
+    uint64_t mask = q.component_mask;
+    for (const Mask& m : {Mask{pf::capability_mask.shifted(f::port_info_offset), r.port_info.capability_mask},
+                          Mask{pf::capability_mask2.shifted(f::port_info_offset), r.port_info.capability_mask2}}) {
+      const uint64_t bit = bit_of(comps, m.field);
+      if ((mask & bit) == 0) continue;
+      const uint64_t want = wire::get_field(tmpl, m.field);
+      if ((m.held & want) != want) return std::nullopt;
+      mask &= ~bit;
+    }
+    return mask;
+  }
+};
 
 }  // namespace
 
@@ -176,11 +247,13 @@ SaQueryResult run_query(const SaSnapshot& s, const SaQuery& q) {
       return run<wire::NodeRecord>(s, q, size::node, wire::node_record_components, visit_node_records,
                                    {wire::node_record_fields::lid}, NoFixup{}, narrow_node_record);
     case a::port_info_record:
-      return run<wire::PortInfoRecord>(s, q, size::port_info, wire::port_info_record_components,
-                                       visit_port_info_records, {wire::port_info_record_fields::endport_lid},
-                                       [trusted](wire::PortInfoRecord& r) {
-                                         if (!trusted) r.port_info.m_key = 0;
-                                       });
+      return run<wire::PortInfoRecord>(
+          s, q, size::port_info, wire::port_info_record_components, visit_port_info_records,
+          {wire::port_info_record_fields::endport_lid},
+          [trusted](wire::PortInfoRecord& r) {
+            if (!trusted) r.port_info.m_key = 0;
+          },
+          nullptr, PortInfoCompared{});
     case a::link_record:
       return run<wire::LinkRecord>(s, q, size::link, wire::link_record_components, visit_link_records,
                                    {wire::link_record_fields::from_lid, wire::link_record_fields::to_lid});
@@ -209,12 +282,14 @@ SaQueryResult run_query(const SaSnapshot& s, const SaQuery& q) {
     case a::sl_to_vl_mapping_table_record:
       return run<wire::SlToVlTableRecord>(s, q, size::sl_to_vl_mapping_table,
                                           wire::sl_to_vl_table_record_components, visit_sl_to_vl_table_records,
-                                          {wire::sl_to_vl_table_record_fields::lid});
+                                          {wire::sl_to_vl_table_record_fields::lid}, NoFixup{}, nullptr,
+                                          SlToVlCompared{});
     case a::vl_arbitration_table_record:
       return run<wire::VlArbitrationTableRecord>(s, q, size::vl_arbitration_table,
                                                  wire::vl_arbitration_table_record_components,
                                                  visit_vl_arbitration_table_records,
-                                                 {wire::vl_arbitration_table_record_fields::lid});
+                                                 {wire::vl_arbitration_table_record_fields::lid}, NoFixup{}, nullptr,
+                                                 VlArbitrationCompared{});
     default: break;
   }
   assert(false && "is_table_attribute and run_query disagree");

@@ -17,6 +17,11 @@
 //    `saquery --smkey` sends): an untrusted request gets ERR_REQ_DENIED.
 //    (OpenSM answers ERR_REQ_INVALID there; the spec's "denied" says why.)
 //  - A ComponentMask bit that names no component of the record: ERR_REQ_INVALID.
+//  - PortInfoRecord CapabilityMask/CapabilityMask2 match bitwise when the
+//    request's AttributeModifier has bit 31 (port_info_cap_mask_match).
+//  - A CA port's SLtoVLMappingTableRecord ignores InputPortNum and
+//    OutputPortNum, its VLArbitrationTableRecord OutputPortNum: the port
+//    has one table, its own (OpenSM answers so; osmtest -f q asks port 0).
 //
 // Status (IBA 15.2.1.1 table 187, in MAD status bits 8-15; wire::sa_status):
 //  Get: exactly one match answers it, none ERR_NO_RECORDS, more
@@ -34,11 +39,18 @@
 
 namespace ibsm::sa {
 
+// AttributeModifier bit 31 of a PortInfoRecord Get/GetTable: match the
+// CapabilityMask and CapabilityMask2 components bitwise (IBA 1.2 erratum;
+// saquery -s and OpenSM use it so): a port matches when its mask holds every
+// bit of the template's.
+inline constexpr uint32_t port_info_cap_mask_match = 1u << 31;
+
 struct SaQuery {
   uint8_t method = 0;       // wire::method::get or get_table
   uint16_t attribute = 0;   // wire::sa_attr::*
   uint64_t component_mask = 0;
   std::span<const uint8_t> record;  // the template; shorter than the record reads as zeros
+  uint32_t attribute_modifier = 0;  // the request's; see port_info_cap_mask_match
   Lid requester;            // who asks (for per-requester visibility; all see the same today)
   bool trusted = false;     // the request carried the SM's SM_Key
 };

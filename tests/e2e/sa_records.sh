@@ -117,7 +117,9 @@ speeds = {"2.5 Gbps": 1, "5.0 Gbps": 2, "10.0 Gbps": 4}
 mtus = {"256": 1, "512": 2, "1024": 3, "2048": 4, "4096": 5}
 want = dict(LID=int(smp["Lid"]), LMC=int(smp["LMC"]), PortState=states[smp["LinkState"]],
             MasterSMLID=int(smp["SMLid"]), MTUCap=mtus[smp["MtuCap"]],
-            CapabilityMask=int(smp["CapMask"], 16))
+            CapabilityMask=int(smp["CapMask"], 16), SubnetTimeOut=int(smp["SubnetTimeout"]),
+            GidPrefix=int(smp["GidPrefix"], 16), HOQLife=int(smp["HoqLife"]),
+            VLStallCount=int(smp["VLStallCount"]), MasterSMSL=int(smp["SMSL"]))
 got = {k: (int(r[k], 16) if isinstance(r[k], str) else r[k]) for k in want}
 if smp["LinkState"] == "Active" and smp["LinkWidthActive"] in widths:
     want.update(LinkWidthActive=widths[smp["LinkWidthActive"]], LinkSpeedActive=speeds[smp["LinkSpeedActive"]],
@@ -131,6 +133,19 @@ while IFS=$'\t' read -r kind _ _ lid _ _ desc; do
 done < fabric.txt
 sq PIR "$((ca_lid + 1))/1" > saquery_pir.out || fail "saquery PIR failed"
 grep -qE "EndPortLid\.+$ca_lid\$" saquery_pir.out || fail "saquery PIR $((ca_lid + 1))/1 (LMC range) not answered for $ca_lid: $(head -5 saquery_pir.out)"
+# saquery prints the record's PortInfo as smpquery prints the port's: every
+# field alike (SubnetTimeout included: the SA answers what the port holds).
+tool smpquery portinfo "$ca_lid" 1 > portinfo_ca.out 2>/dev/null || fail "smpquery portinfo $ca_lid 1 failed"
+python3 - saquery_pir.out portinfo_ca.out <<'EOF' || fail "saquery PIR and smpquery portinfo disagree"
+import re, sys
+# The first record is the answer; the rest of the MAD is padding records.
+sa = dict(re.findall(r"^\s*(\w+):\.+(.*)$", open(sys.argv[1]).read().split("PortInfoRecord dump:")[1], re.M))
+smp = dict(re.findall(r"^(\w+):\.+(.*)$", open(sys.argv[2]).read(), re.M))
+assert len(smp) > 30 and "SubnetTimeout" in smp, f"smpquery printed {smp}"
+# LocalPort names the port the reading SMP came in by, not the port's own value.
+diff = {k: (sa.get(k), v) for k, v in smp.items() if k != "LocalPort" and sa.get(k) != v}
+assert not diff, f"saquery vs smpquery: {diff}"
+EOF
 
 # --- LinkRecord: exactly ibnetdiscover's links, both directions (one MAD: 8-byte records).
 q LR --json > lr.json || fail "LR failed"
@@ -267,8 +282,12 @@ python3 - cpi.json cpi.out <<'EOF' || fail "ClassPortInfo: $(cat cpi.out) vs $(c
 import json, re, sys
 r = json.load(open(sys.argv[1]))[0]; t = open(sys.argv[2]).read()
 def v(name): return int(re.search(name + r"\.+(\w+)", t)[1], 0)
-assert (r["ClassVersion"], int(r["CapabilityMask"], 16), r["RespTimeValue"]) == \
-       (v("Class version"), v("Capability mask"), v("Response time value")) == (2, 0x500, 18)
+# IsSubnetOptionalRecordsSupported, IsMultiPathSupported, IsPortInfoCapMaskMatchSupported;
+# CapabilityMask2 IsPortInfoCapMask2MatchSupported (no UD multicast yet).
+h = lambda x: int(x, 16) if isinstance(x, str) else x
+assert (r["ClassVersion"], h(r["CapabilityMask"]), h(r["CapabilityMask2"]), r["RespTimeValue"]) == \
+       (v("Class version"), v("Capability mask"), v("Capability mask 2"), v("Response time value")) == \
+       (2, 0x2500, 0x400, 18)
 EOF
 
 # --- PathRecords between every pair of CA ports, every LID of each (LMC 1).
@@ -371,4 +390,18 @@ assert (int(f["slid"]), int(f["dlid"]), g(f["sgid"]), g(f["dgid"]), int(f["pkey"
        (r["SLID"], r["DLID"], g(r["SGID"]), g(r["DGID"]), int(r["P_Key"], 16), r["MTU"], r["Rate"], r["Reversible"])
 EOF2
 done
+# --- saquery -s: PortInfoRecords whose CapabilityMask has IsSM, matched
+# bitwise (AttributeModifier bit 31): the SM's port, its LID as sminfo says.
+# Last at host-2: its RMPP answer's resends reach no later client there.
+tool saquery -s > issm.out || fail "saquery -s failed"
+python3 - issm.out "$sm_lid" <<'EOF' || fail "saquery -s: $(cat issm.out)"
+import re, sys
+issm = open(sys.argv[1]).read().split("IsSMdisabled ports")[0]
+lids = [int(x) for x in re.findall(r"EndPortLid\.+(\d+)", issm)]
+masks = [int(x, 16) for x in re.findall(r"capability_mask\.+(0x[0-9A-Fa-f]+)", issm)]
+# Records with a key (the rest of the MAD is padding, see the header).
+real = [(l, m) for l, m in zip(lids, masks) if l != 0]
+assert len(real) == 1 and real[0][0] == int(sys.argv[2]) and real[0][1] & 0x2, f"IsSM ports {real}"
+EOF
+
 echo "sa_records: $((switches + cas)) nodes, every record type and $pairs paths agree with the diag tools"

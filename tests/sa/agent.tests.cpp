@@ -114,7 +114,46 @@ TEST_CASE("SA agent: ClassPortInfo says SA class version 2, no redirection", "[s
   CHECK(info->base_version == 1);
   CHECK(info->class_version == 2);
   CHECK(info->redirect_lid.value == 0);
-  CHECK((info->capability_mask & wire::sa_cap::is_subnet_opt_rec_supported) != 0);
+  // What the SA serves, and nothing it does not: optional records,
+  // MultiPathRecord, the PortInfoRecord CapabilityMask(2) bitwise match; no
+  // UD multicast yet, no Get/Set(Notice), traps, ReInit.
+  CHECK(info->capability_mask == (wire::sa_cap::is_subnet_opt_rec_supported | wire::sa_cap::is_multi_path_supported |
+                                  wire::sa_cap::is_port_info_capability_mask_match_supported));
+  CHECK(info->capability_mask2 == wire::sa_cap2::is_port_info_capability_mask2_match_supported);
+}
+
+TEST_CASE("SA agent: PortInfoRecord CapabilityMask matches bitwise with AttributeModifier bit 31", "[sa][agent]") {
+  // saquery -s: GetTable of PortInfoRecords whose CapabilityMask has IsSM,
+  // with the match bit in the attribute modifier. The SM's port is the one.
+  SaBench b(must(topogen::kary_ntree({.k = 2, .n = 2})));
+  const wire::Field cap_mask = wire::port_info_fields::capability_mask.shifted(wire::port_info_record_fields::port_info_offset);
+  const uint64_t cap_bit = wire::component_bit(wire::port_info_record_components, cap_mask);
+  REQUIRE(cap_bit == uint64_t{1} << 7);  // IB_PIR_COMPMASK_CAPMASK
+  auto is_sm_query = [&](uint32_t attr_mod, uint32_t wanted) {
+    sa::SaRequest req;
+    req.method = wire::method::get_table;
+    req.attribute = wire::sa_attr::port_info_record;
+    req.attr_mod = attr_mod;
+    req.component_mask = cap_bit;
+    req.data.assign(wire::sa_record_size::port_info, 0);
+    wire::set_field(req.data, cap_mask, wanted);
+    auto a = b.call(req);
+    REQUIRE(a.ok());
+    REQUIRE(a->status == 0);
+    return *a;
+  };
+  auto issm = is_sm_query(sa::port_info_cap_mask_match, wire::port_cap::is_sm);
+  REQUIRE(issm.record_count() == 1);
+  auto rec = wire::decode_port_info_record(issm.record(0));
+  REQUIRE(rec.ok());
+  CHECK(rec->endport_lid == b.sm_lid());
+  CHECK((rec->port_info.capability_mask & wire::port_cap::is_sm) != 0);
+  CHECK(rec->port_info.capability_mask != wire::port_cap::is_sm);  // more bits than asked: a bitwise match
+  // Without the modifier bit the mask must be equal: no port has IsSM alone.
+  CHECK(is_sm_query(0, wire::port_cap::is_sm).record_count() == 0);
+  // With it, the port's whole mask still matches; a bit no port has matches none.
+  CHECK(is_sm_query(sa::port_info_cap_mask_match, rec->port_info.capability_mask).record_count() == 1);
+  CHECK(is_sm_query(sa::port_info_cap_mask_match, 1u << 0).record_count() == 0);  // bit 0 is reserved
 }
 
 TEST_CASE("SA agent: every bad request is answered with the spec's status, and counted", "[sa][agent]") {
