@@ -290,6 +290,14 @@ assert (r["ClassVersion"], h(r["CapabilityMask"]), h(r["CapabilityMask2"]), r["R
        (2, 0x2500, 0x400, 18)
 EOF
 
+# --- MultiPathRecord without SGIDCount/DGIDCount: ERR_REQ_INSUFFICIENT_COMPONENTS, as OpenSM answers.
+set +e
+q MPR > mpr_empty.out 2>&1
+rc=$?
+set -e
+[[ $rc -eq 1 ]] && grep -q '0x0600 (ERR_REQ_INSUFFICIENT_COMPONENTS)' mpr_empty.out ||
+  fail "an empty MultiPathRecord request (exit $rc): $(cat mpr_empty.out)"
+
 # --- PathRecords between every pair of CA ports, every LID of each (LMC 1).
 # NeighborMTU of every cabled port, for the MTU of the links a route crosses.
 : > mtus.txt
