@@ -14,9 +14,12 @@
 //  - ServiceLease not selected: an infinite lease; ServiceP_Key not
 //    selected: the default P_Key 0xFFFF (both as OpenSM does), for Delete too
 //    so that the identity a Set answered with is the one a Delete names.
-//  - ServiceGID must be a port of this subnet: ERR_REQ_GID_INVALID.
-//  - Only the owner may register, replace or delete: the requester's port
-//    GID must be the ServiceGID, unless the request carried the SM_Key
+//  - ServiceGID's interface ID must be a port GUID of this subnet, whatever
+//    its prefix (OpenSM finds the port by the interface ID alone; osmtest
+//    sends a zero or byte-swapped prefix): ERR_REQ_GID_INVALID. The record
+//    keeps the GID as given (as OpenSM stores the record it received).
+//  - Only the owner may register, replace or delete: the ServiceGID's port
+//    must be the requester's port, unless the request carried the SM_Key
 //    (trusted): ERR_REQ_DENIED. (OpenSM does not check ownership.)
 //  - A selected ServiceP_Key must be in the P_Key tables of the requester
 //    and of the ServiceGID's port (trusted requests excepted): ERR_REQ_INVALID
@@ -42,7 +45,7 @@
 // (a standby's copy of its master's, sa/mirror.h), so that this registry
 // serves them exactly as the master did:
 //  - Owner: the registry keeps no owner beside the record; "the owner" is
-//    the port whose GID is ServiceGID, checked against the requester at each
+//    the port ServiceGID names, checked against the requester at each
 //    Set and Delete. A record read over the wire therefore carries its owner.
 //  - ServiceKey: only a trusted read has it (an untrusted one reads zeros,
 //    and a client finding its records by key would no longer find them).
