@@ -17,17 +17,21 @@ namespace {
 
 constexpr size_t kHeaderBytes = wire::sa_data_offset;  // common + RMPP + SA headers
 
-// What the SA serves, as its ClassPortInfo says (IBA 15.2.1.1): the optional
-// records, MultiPathRecord (RMPP is done in user space, both ways), and the
-// bitwise PortInfoRecord CapabilityMask/CapabilityMask2 match (sa/query.h).
-// Not advertised: Get/Set(Notice) and traps (the SA answers neither), UD
+// What the SA serves, as its ClassPortInfo says (IBA 15.2.1.1, the bits in
+// mad/wire/class_port_info.h): MultiPathRecord (RMPP is done in user space,
+// both ways; TraceRecord, which the bit names too, is not served, as OpenSM
+// advertises it without TraceRecord), and the bitwise PortInfoRecord
+// CapabilityMask/CapabilityMask2 match (sa/query.h).
+// Not advertised: IsSubnetOptionalRecordsSupported (it promises every
+// optional record but MCMemberRecord, TraceRecord and MultiPathRecord, and
+// RandomForwardingTableRecord and ServiceAssociationRecord are not served;
+// OpenSM leaves it clear for the same two), Get/Set(Notice) and traps, UD
 // multicast, ReInit, GID-scoped MultiPath, LinkSpeedWidthPairs, PA services,
 // and every other CapabilityMask2 feature.
 // IsUDMulticastSupported (wire::sa_cap::is_ud_multicast_supported) joins
 // kSaCapabilityMask when MCMemberRecord joins are served.
-constexpr uint16_t kSaCapabilityMask = wire::sa_cap::is_subnet_opt_rec_supported |
-                                       wire::sa_cap::is_multi_path_supported |
-                                       wire::sa_cap::is_port_info_capability_mask_match_supported;
+constexpr uint16_t kSaCapabilityMask =
+    wire::sa_cap::is_multi_path_supported | wire::sa_cap::is_port_info_capability_mask_match_supported;
 constexpr uint32_t kSaCapabilityMask2 = wire::sa_cap2::is_port_info_capability_mask2_match_supported;
 
 // The SA's own ClassPortInfo: no redirection, traps not forwarded through it.
