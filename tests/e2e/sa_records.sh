@@ -268,7 +268,7 @@ import json, re, sys
 r = json.load(open(sys.argv[1]))[0]; t = open(sys.argv[2]).read()
 def v(name): return int(re.search(name + r"\.+(\w+)", t)[1], 0)
 assert (r["ClassVersion"], int(r["CapabilityMask"], 16), r["RespTimeValue"]) == \
-       (v("Class version"), v("Capability mask"), v("Response time value")) == (2, 0x500, 18)
+       (v("Class version"), v("Capability mask"), v("Response time value")) == (2, 0x700, 18)
 EOF
 
 # --- PathRecords between every pair of CA ports, every LID of each (LMC 1).
