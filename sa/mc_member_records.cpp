@@ -126,9 +126,8 @@ bool port_reaches(const SaSnapshot& s, const EndPort& e, const McMemberRecord& g
 }
 
 // o15-0.1.5 / IBA 4.1.1: a requested MGID a group may be created with.
-bool valid_requested_mgid(const wire::Gid& mgid, const McMemberRecord& t, uint64_t mask) {
+bool valid_requested_mgid(const wire::Gid& mgid) {
   if (mgid.raw[0] != 0xFF) return false;
-  if ((mask & c_scope) && t.scope != mgid_scope(mgid)) return false;
   const uint16_t signature = static_cast<uint16_t>(mgid.raw[2] << 8 | mgid.raw[3]);
   if (signature == 0x401B || signature == 0x601B) return true;  // IPoIB (RFC 4391) MGIDs
   if ((mgid.raw[1] & 0xE0) != 0) return false;                  // reserved flags
@@ -221,7 +220,7 @@ SaQueryResult MulticastRegistry::join(const SaSnapshot& s, const SaQuery& q) {
       }
       if (!found) return status_only(wire::sa_status::no_resources);
     } else {
-      if (!valid_requested_mgid(t.mgid, t, mask)) return status_only(wire::sa_status::req_invalid);
+      if (!valid_requested_mgid(t.mgid)) return status_only(wire::sa_status::req_invalid);
       props.mgid = t.mgid;
     }
     const wire::PortInfo* pi = port_info_of(s, *port);
@@ -243,6 +242,8 @@ SaQueryResult MulticastRegistry::join(const SaSnapshot& s, const SaQuery& q) {
       return status_only(wire::sa_status::req_invalid);
     g = groups_.create(props, false);
     if (g == nullptr) return status_only(wire::sa_status::no_resources);
+    log(log_, LogLevel::info, Subsystem::sa, "multicast group {} created at mlid 0x{:04x} by port {}",
+        wire::format_gid(g->properties.mgid.raw), g->properties.mlid.value, port->guid);
   } else {
     // Join (o15-0.2.4): the request must fit the group, the port reach it.
     if (!group_matches(g->properties, tmpl, t, mask) || !port_has_pkey(s, *port, g->properties.p_key) ||
@@ -261,7 +262,13 @@ SaQueryResult MulticastRegistry::join(const SaSnapshot& s, const SaQuery& q) {
   m.join_state = t.join_state;
   m.proxy_join = proxy;
   groups_.join(*g, m);
-  return answer({echo(t, *g)});
+  log(log_, LogLevel::debug, Subsystem::sa, "port {} joined multicast group {} (mlid 0x{:04x}) as 0x{:x}{}", port->guid,
+      wire::format_gid(g->properties.mgid.raw), g->properties.mlid.value, t.join_state, proxy ? ", by proxy" : "");
+  // The answer carries the member's JoinState after the join: the bits it
+  // had and the ones asked for (osmtest -f m checks 0x27 after 0x22 + 0x25).
+  McMemberRecord joined = echo(t, *g);
+  joined.join_state = g->members.at(port->guid.value).join_state;
+  return answer({joined});
 }
 
 SaQueryResult MulticastRegistry::leave(const SaSnapshot& s, const SaQuery& q) {
@@ -281,9 +288,18 @@ SaQueryResult MulticastRegistry::leave(const SaSnapshot& s, const SaQuery& q) {
                                                : requester->guid.value == it->first;
     if (!allowed) return status_only(wire::sa_status::req_invalid);
   }
-  SaQueryResult r = answer({echo(t, *g)});
-  groups_.leave(*g, it->first, t.join_state);
-  return r;
+  // The answer carries the JoinState left (0: the member is gone), as the
+  // join's does (osmtest -f m: 0x22 off 0x23 answers 0x21).
+  McMemberRecord left = echo(t, *g);
+  left.join_state = held & static_cast<uint8_t>(~t.join_state);
+  const std::string mgid = wire::format_gid(g->properties.mgid.raw);
+  const uint16_t mlid = g->properties.mlid.value;
+  const Guid member{it->first};
+  const bool deleted = groups_.leave(*g, it->first, t.join_state);
+  log(log_, LogLevel::debug, Subsystem::sa, "port {} left multicast group {} (mlid 0x{:04x}) as 0x{:x}, holds 0x{:x}",
+      member, mgid, mlid, t.join_state, left.join_state);
+  if (deleted) log(log_, LogLevel::info, Subsystem::sa, "multicast group {} (mlid 0x{:04x}) deleted", mgid, mlid);
+  return answer({left});
 }
 
 SaQueryResult MulticastRegistry::get(const SaSnapshot& s, const SaQuery& q) const {

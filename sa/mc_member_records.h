@@ -27,21 +27,25 @@
 //  - No such group: creating needs FullMember or SendOnlyFullMember in
 //    JoinState (ERR_REQ_INVALID) and Q_Key, P_Key, SL, FlowLabel, TClass
 //    selected (ERR_REQ_INSUFFICIENT_COMPONENTS, as OpenSM's create mask).
-//    A given MGID must be multicast (0xFF) with reserved flag bits 0, a
-//    Scope (if selected) equal to its scope nibble, and not the SA's
-//    signature 0xA01B with link-local scope; IPoIB MGIDs (0x401B, 0x601B)
-//    skip the flag check: else ERR_REQ_INVALID. A zero MGID asks the SA for
+//    A given MGID must be multicast (0xFF) with reserved flag bits 0, and
+//    not the SA's signature 0xA01B with link-local scope; IPoIB MGIDs
+//    (0x401B, 0x601B) skip the flag check: else ERR_REQ_INVALID. The group's
+//    Scope is its MGID's scope nibble, whatever Scope the request selects:
+//    OpenSM does not compare the two, and osmtest -f m creates a group with
+//    MGID scope 15 and Scope 2 and expects success. A zero MGID asks the SA for
 //    one: ff1<scope>:a01b:<subnet prefix>:<counter> (scope from Scope, else
 //    link-local, OpenSM's signature). MTU and Rate come from the request's
 //    selector against the joining port's MTUCap and rate (largest, or none
 //    selected: the port's own), ERR_REQ_INVALID when unrealizable;
 //    PacketLifeTime selected "exactly" (or without its selector) is taken,
 //    else the subnet's. No MLID free: ERR_NO_RESOURCES. Trap 66 follows.
-//  - Answer: the request with the group's properties, selectors "exactly".
+//  - Answer: the request with the group's properties, selectors "exactly",
+//    and the member's JoinState now (the old bits and the new).
 // Delete (leave, o15-0.1.14): the group and the member must exist, the
 // request's JoinState must be non-zero and within the member's: else
 // ERR_REQ_INVALID. The bits are cleared; see mc_groups.h for when the
-// member and the group go (trap 67). Answer: as Set's.
+// member and the group go (trap 67). Answer: as Set's, with the JoinState
+// the member has left (0 when it is gone).
 //
 // Get/GetTable (groups in MGID order, members in port GUID order):
 //  - an untrusted requester sees only groups whose P_Key its port holds;
