@@ -560,3 +560,33 @@ TEST_CASE("SA agent: subscribers get trap 66 when a group is created and 67 when
   CHECK(sa::notice_details_gid(deleted[0]) == app_mgid);
   CHECK(b.agent->take_multicast_changes() == std::vector<Lid>{Lid{0xC001}});
 }
+
+TEST_CASE("SA agent: groups imported before the first snapshot are installed with it", "[sa][multicast]") {
+  test::SweepHarness h(test::must(topogen::kary_ntree({.k = 2, .n = 2})));
+  auto snapshot = std::make_shared<sa::SaSnapshot>(test::swept_snapshot(h));
+  const sa::EndPort& port = snapshot->endports.back();
+  McMemberRecord r;
+  r.mgid = app_mgid;
+  r.port_gid = sa::port_gid(*snapshot, port);
+  r.mlid = Lid{0xC007};
+  r.q_key = 0x22;
+  r.p_key = 0xFFFF;
+  r.join_state = js::full_member;
+  sa::SaRegistrations regs;
+  regs.multicast = {r};
+  sa::SaAgent agent([](const MadPacket&) {});
+  const sa::SaImportResult result = agent.import(regs, 0);
+  CHECK(result.multicast_deferred);
+  CHECK(agent.multicast().size() == 0);
+  agent.set_snapshot(snapshot, 0);
+  const sa::McGroup* g = agent.multicast().find(app_mgid);
+  REQUIRE(g != nullptr);
+  CHECK(g->properties.mlid == Lid{0xC007});
+  CHECK(agent.multicast().members(Lid{0xC007}) == std::vector<PortRef>{port.ref});
+  CHECK(agent.multicast().find(broadcast)->properties.mlid == Lid{0xC000});  // predefined, at a free MLID
+  // set_partitions with no ipoib partition: the broadcast group goes (no members).
+  auto conf = std::make_shared<PartitionConfig>();
+  agent.set_partitions(conf, 0);
+  CHECK(agent.multicast().find(broadcast) == nullptr);
+  CHECK(agent.multicast().size() == 1);
+}
