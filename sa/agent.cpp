@@ -10,6 +10,7 @@
 #include "mad/wire/rmpp.h"  // rmpp_header_end
 #include "mad/wire/sa_header.h"
 #include "sa/notices.h"
+#include "sa/partition_access.h"
 #include "sa/path_records.h"
 
 namespace ibsm::sa {
@@ -25,13 +26,13 @@ constexpr size_t kHeaderBytes = wire::sa_data_offset;  // common + RMPP + SA hea
 // Not advertised: IsSubnetOptionalRecordsSupported (it promises every
 // optional record but MCMemberRecord, TraceRecord and MultiPathRecord, and
 // RandomForwardingTableRecord and ServiceAssociationRecord are not served;
-// OpenSM leaves it clear for the same two), Get/Set(Notice) and traps, UD
-// multicast, ReInit, GID-scoped MultiPath, LinkSpeedWidthPairs, PA services,
-// and every other CapabilityMask2 feature.
-// IsUDMulticastSupported (wire::sa_cap::is_ud_multicast_supported) joins
-// kSaCapabilityMask when MCMemberRecord joins are served.
-constexpr uint16_t kSaCapabilityMask =
-    wire::sa_cap::is_multi_path_supported | wire::sa_cap::is_port_info_capability_mask_match_supported;
+// OpenSM leaves it clear for the same two), Get/Set(Notice) and traps,
+// ReInit, GID-scoped MultiPath, LinkSpeedWidthPairs, PA services, and every
+// other CapabilityMask2 feature. UD multicast is served: MCMemberRecord
+// joins and leaves (IBA 15.2.5.17, sa/mc_member_records.h).
+constexpr uint16_t kSaCapabilityMask = wire::sa_cap::is_multi_path_supported |
+                                       wire::sa_cap::is_port_info_capability_mask_match_supported |
+                                       wire::sa_cap::is_ud_multicast_supported;
 constexpr uint32_t kSaCapabilityMask2 = wire::sa_cap2::is_port_info_capability_mask2_match_supported;
 
 // The SA's own ClassPortInfo: no redirection, traps not forwarded through it.
@@ -76,7 +77,8 @@ SaAgent::SaAgent(rmpp::MadSink sink, SaAgentOptions options, LogSink& log)
       log_(log),
       rmpp_(sink_, options_.rmpp),
       services_(options_.services),
-      subscriptions_(options_.subscriptions) {}
+      subscriptions_(options_.subscriptions),
+      multicast_(options_.multicast, log) {}
 
 SaAgent::~SaAgent() = default;
 
@@ -89,6 +91,14 @@ void SaAgent::set_snapshot(std::shared_ptr<const SaSnapshot> snapshot, Micros no
   if (snapshot_ && pending_import_) {
     subscriptions_.import(std::move(*pending_import_), *snapshot_);
     pending_import_.reset();
+  }
+  if (snapshot_) {
+    multicast_.set_snapshot(*snapshot_);
+    if (pending_multicast_import_) {
+      multicast_.import(*pending_multicast_import_, *snapshot_);
+      pending_multicast_import_.reset();
+    }
+    publish_multicast_events(now);
   }
   poll(now);
 }
@@ -103,8 +113,29 @@ SaImportResult SaAgent::import(SaRegistrations registrations, Micros now) {
     pending_import_ = std::move(registrations.subscriptions);
     r.subscriptions_deferred = true;
   }
+  if (snapshot_) {
+    r.multicast = multicast_.import(registrations.multicast, *snapshot_);
+    pending_multicast_import_.reset();
+  } else {
+    pending_multicast_import_ = std::move(registrations.multicast);
+    r.multicast_deferred = true;
+  }
   poll(now);
   return r;
+}
+
+void SaAgent::set_partitions(std::shared_ptr<const PartitionConfig> partitions, Micros now) {
+  multicast_.set_partitions(std::move(partitions), snapshot_.get());
+  if (snapshot_) publish_multicast_events(now);
+  poll(now);
+}
+
+void SaAgent::publish_multicast_events(Micros now) {
+  const std::vector<McEvent> events = multicast_.take_events();
+  if (events.empty() || !snapshot_) return;
+  wire::Gid sm_gid;
+  if (const EndPort* sm = snapshot_->by_lid(snapshot_->sm_lid)) sm_gid = port_gid(*snapshot_, *sm);
+  for (const McEvent& e : events) subscriptions_.publish(sm_notice(e.trap, snapshot_->sm_lid, sm_gid, e.mgid), now);
 }
 
 void SaAgent::publish(const wire::Notice& notice, Micros now) {
@@ -231,6 +262,11 @@ SaQueryResult SaAgent::answer(const SaQuery& query, std::span<const uint8_t> /*d
     case wire::sa_attr::service_record: return services_.handle(*snapshot_, query, now);
     case wire::sa_attr::inform_info:
     case wire::sa_attr::inform_info_record: return subscriptions_.handle(*snapshot_, query, now);
+    case wire::sa_attr::mc_member_record: {
+      SaQueryResult r = multicast_.handle(*snapshot_, query);
+      publish_multicast_events(now);
+      return r;
+    }
     default: break;
   }
   SaQueryResult r;

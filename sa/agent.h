@@ -24,6 +24,9 @@
 // snapshot once the switches carry the routes it describes (set_snapshot), so
 // a query is never answered with a path the fabric does not yet have.
 //
+// Multicast groups (MCMemberRecord, mc_member_records.h) are held here too;
+// the SM learns their changes through take_multicast_changes() and multicast().
+//
 // import() is the takeover: the registrations a standby read from its master
 // (sa/mirror.h) replace this agent's own, as the registries document.
 #pragma once
@@ -41,6 +44,7 @@
 #include "mad/rmpp/sessions.h"
 #include "mad/transport.h"
 #include "mad/wire/notice.h"
+#include "sa/mc_member_records.h"
 #include "sa/query.h"
 #include "sa/registrations.h"
 #include "sa/service_records.h"
@@ -60,6 +64,7 @@ struct SaAgentOptions {
   rmpp::SessionsOptions rmpp;
   ServiceRegistryOptions services;
   SubscriptionOptions subscriptions;
+  McGroupsOptions multicast;
 };
 
 struct SaAgentCounters {
@@ -83,6 +88,8 @@ struct SaImportResult {
   // No snapshot yet: the subscriptions wait for the first (their
   // subscribers' ports and LIDs come from it) and are installed by set_snapshot.
   bool subscriptions_deferred = false;
+  ImportResult multicast;
+  bool multicast_deferred = false;  // likewise the groups (their members' ports)
 };
 
 class SaAgent {
@@ -114,6 +121,16 @@ class SaAgent {
   // finite leases restart at `now`, subscribers are found in the snapshot.
   SaImportResult import(SaRegistrations registrations, Micros now);
 
+  // The partitions whose predefined multicast groups the SA keeps
+  // (mc_predefined.h); nullptr, the default: OpenSM's built-in default
+  // partition. Applied at once when a snapshot is held, else with the first.
+  void set_partitions(std::shared_ptr<const PartitionConfig> partitions, Micros now);
+  // The multicast groups, for the SM's trees (McGroups::members), and the
+  // MLIDs whose groups were created, deleted or changed members since the
+  // last call, ascending.
+  const McGroups& multicast() const { return multicast_.groups(); }
+  std::vector<Lid> take_multicast_changes() { return multicast_.take_changes(); }
+
   // A received MAD of the SA class: a request, an RMPP segment or ACK, a
   // ReportResponse. Answers go out through the sink.
   void handle(const MadPacket& packet, Micros now);
@@ -125,6 +142,7 @@ class SaAgent {
   const rmpp::RmppSessions& rmpp_sessions() const { return rmpp_; }
   const ServiceRegistry& services() const { return services_; }
   const Subscriptions& subscriptions() const { return subscriptions_; }
+  const MulticastRegistry& multicast_registry() const { return multicast_; }
 
  private:
   // A request whose bytes are whole: `header` the first 56 bytes (common,
@@ -141,6 +159,8 @@ class SaAgent {
   // Whether a request under the key of an RMPP answer still being sent is a
   // resend of the request it answers (a duplicate) rather than a new one.
   bool same_request(const rmpp::SessionKey& key, std::span<const uint8_t> header, std::span<const uint8_t> data) const;
+  // Traps 66/67 for the groups created and deleted since the last call.
+  void publish_multicast_events(Micros now);
   void remember_request(const rmpp::SessionKey& key, std::span<const uint8_t> header, std::span<const uint8_t> data);
 
   rmpp::MadSink sink_;
@@ -150,9 +170,11 @@ class SaAgent {
   rmpp::RmppSessions rmpp_;
   ServiceRegistry services_;
   Subscriptions subscriptions_;
+  MulticastRegistry multicast_;
   SaAgentCounters counters_;
   // Subscriptions imported before the first snapshot, installed with it.
   std::optional<std::vector<wire::InformInfoRecord>> pending_import_;
+  std::optional<std::vector<wire::McMemberRecord>> pending_multicast_import_;
   // The requests whose answers are RMPP transfers, by the transfers' keys;
   // entries of transfers no longer active are pruned as the map grows.
   std::map<rmpp::SessionKey, RequestIdentity> rmpp_requests_;

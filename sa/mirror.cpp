@@ -10,6 +10,7 @@
 #include "mad/wire/constants.h"
 #include "mad/wire/mad_header.h"
 #include "mad/wire/sa/inform_info_record.h"
+#include "mad/wire/sa/mc_member_record.h"
 #include "mad/wire/sa/service_record.h"
 
 namespace ibsm::sa {
@@ -51,6 +52,8 @@ struct SaMirror::Read {
   MadAddress master;
   std::unique_ptr<SaClientCall> services;
   std::unique_ptr<SaClientCall> subscriptions;
+  std::unique_ptr<SaClientCall> multicast;
+  std::vector<SaClientCall*> calls() const { return {services.get(), subscriptions.get(), multicast.get()}; }
 };
 
 SaMirror::SaMirror(rmpp::MadSink sink, SaMirrorOptions options, LogSink& log)
@@ -90,8 +93,8 @@ void SaMirror::start(MadAddress master_sa, Micros now) {
   };
   read_->services = call(wire::sa_attr::service_record);
   read_->subscriptions = call(wire::sa_attr::inform_info_record);
-  read_->services->start(now);
-  read_->subscriptions->start(now);
+  read_->multicast = call(wire::sa_attr::mc_member_record);
+  for (SaClientCall* c : read_->calls()) c->start(now);
   finish(now);
 }
 
@@ -105,7 +108,8 @@ bool SaMirror::handle(const MadPacket& packet, Micros now) {
   // request went to (a master with LMC > 0 may answer from another of its
   // LIDs), and an abandoned read's TIDs are not the current read's.
   if (read_) {
-    if (!read_->services->handle(packet, now)) read_->subscriptions->handle(packet, now);
+    for (SaClientCall* c : read_->calls())
+      if (c->handle(packet, now)) break;
     finish(now);
   }
   // Late, resent or stray: under the mirror's TIDs it is no answer the agent waits for.
@@ -114,15 +118,14 @@ bool SaMirror::handle(const MadPacket& packet, Micros now) {
 
 void SaMirror::poll(Micros now) {
   if (!read_) return;
-  read_->services->poll(now);
-  read_->subscriptions->poll(now);
+  for (SaClientCall* c : read_->calls()) c->poll(now);
   finish(now);
 }
 
 std::optional<Micros> SaMirror::next_deadline() const {
   if (!read_) return std::nullopt;
   std::optional<Micros> next;
-  for (const SaClientCall* c : {read_->services.get(), read_->subscriptions.get()})
+  for (const SaClientCall* c : read_->calls())
     if (auto t = c->next_deadline(); t && (!next || *t < *next)) next = t;
   return next;
 }
@@ -131,11 +134,15 @@ void SaMirror::finish(Micros now) {
   if (!read_) return;
   const SaClientCall& services = *read_->services;
   const SaClientCall& subscriptions = *read_->subscriptions;
-  // One call that failed fails the read at once; the other's answer is not needed.
+  const SaClientCall& multicast = *read_->multicast;
+  // One call that failed fails the read at once; the others' answers are not needed.
   Status failure;
-  for (const SaClientCall* c : {&services, &subscriptions})
+  bool all_done = true;
+  for (const SaClientCall* c : read_->calls()) {
     if (c->done() && !c->result().ok() && failure.ok()) failure = c->result().status();
-  if (failure.ok() && !(services.done() && subscriptions.done())) return;
+    all_done = all_done && c->done();
+  }
+  if (failure.ok() && !all_done) return;
 
   SaRegistrations regs;
   if (failure.ok()) {
@@ -143,13 +150,18 @@ void SaMirror::finish(Micros now) {
                                            wire::decode_service_record);
     auto i = table_of<wire::InformInfoRecord>(subscriptions, "inform info record", read_->master,
                                               wire::sa_record_size::inform_info, wire::decode_inform_info_record);
+    auto m = table_of<wire::McMemberRecord>(multicast, "mcmember record", read_->master,
+                                            wire::sa_record_size::mc_member, wire::decode_mc_member_record);
     if (!s.ok()) {
       failure = s.status();
     } else if (!i.ok()) {
       failure = i.status();
+    } else if (!m.ok()) {
+      failure = m.status();
     } else {
       regs.services = std::move(*s);
       regs.subscriptions = std::move(*i);
+      regs.multicast = std::move(*m);
     }
   }
   const MadAddress master = read_->master;
@@ -164,8 +176,10 @@ void SaMirror::finish(Micros now) {
   ++counters_.reads_ok;
   counters_.services_held = regs.services.size();
   counters_.subscriptions_held = regs.subscriptions.size();
-  log(log_, LogLevel::debug, Subsystem::sa, "mirrored {} services and {} subscriptions from the sa at lid {}",
-      regs.services.size(), regs.subscriptions.size(), master.lid);
+  counters_.multicast_members_held = regs.multicast.size();
+  log(log_, LogLevel::debug, Subsystem::sa,
+      "mirrored {} services, {} subscriptions and {} multicast members from the sa at lid {}", regs.services.size(),
+      regs.subscriptions.size(), regs.multicast.size(), master.lid);
   copy_ = SaMirrorCopy{std::move(regs), master, now};
 }
 

@@ -1,13 +1,14 @@
 // A standby SM's copy of its master's SA state (issue: "nothing lost in a
-// takeover"): it reads the master SA's ServiceRecord and InformInfoRecord
-// tables with GetTable, over RMPP, with the client `ibsm query` uses
+// takeover"): it reads the master SA's ServiceRecord, InformInfoRecord and
+// MCMemberRecord tables with GetTable, over RMPP, with the client `ibsm query` uses
 // (SaClientCall), keeps the latest complete copy, and installs it into the
 // SaAgent that serves once this SM is master (apply_to).
 //
-// One read is two calls at once, each GetTable with an empty ComponentMask
+// One read is three calls at once, each GetTable with an empty ComponentMask
 // (every record) and the SM_Key, so that the master answers as to a trusted
-// requester: ServiceKeys and subscriber QPNs included, and (in ibsm's SA)
-// records of every partition. A read succeeds when both answer with success;
+// requester: ServiceKeys and subscriber QPNs included, every member of every
+// multicast group with its PortGID, JoinState and MLID, and (in ibsm's SA)
+// records of every partition. A read succeeds when all answer with success;
 // then its records replace the copy, and the copy is stamped with the time
 // the read completed. A read that fails (an answer with an error status, no
 // answer after the retries, an RMPP transfer aborted, a record that does not
@@ -22,8 +23,10 @@
 //    every other MAD to the agent (false).
 //  - poll(now) at or after next_deadline().
 //  - apply_to(agent, now) once, at the takeover (before the agent answers
-//    anyone as master): the copy replaces the agent's services and
-//    subscriptions, leases restart at `now` (service_records.h says why).
+//    anyone as master): the copy replaces the agent's services,
+//    subscriptions and multicast groups (with their MLIDs, so the groups'
+//    forwarding stays as it was), leases restart at `now` (service_records.h
+//    says why).
 //
 // TIDs: a read's two calls use TIDs whose low 32 bits count up from
 // tid_base and wrap within [tid_base, tid_base + 0xFFFF]; the high 32 are
@@ -43,6 +46,8 @@
 //    not carry it, and they get no security traps afterwards (subscriptions.h);
 //  - subscribers whose ports the new master's snapshot lacks (dropped, as a
 //    port that leaves is);
+//  - multicast groups without members (none listed): a predefined one comes
+//    back from this SM's own partitions, at its own MLID (mc_member_records.h);
 //  - from an OpenSM master, what it does not answer (below).
 // Leases are not lost but lengthened: each restarts at the takeover.
 //
@@ -90,6 +95,7 @@ struct SaMirrorCounters {
   // Records in the copy.
   uint64_t services_held = 0;
   uint64_t subscriptions_held = 0;
+  uint64_t multicast_members_held = 0;  // MCMemberRecords: one per member of every group
 };
 
 // The latest complete read.

@@ -11,6 +11,8 @@ constexpr size_t details_offset = wire::notice_fields::data_details.byte_offset(
 constexpr size_t gid_in_details = notice_subject_gid.byte_offset() - details_offset;
 static_assert(gid_in_details == 6, "IBA 14.2.5.1: traps 64-67 carry 6 reserved bytes before the GID");
 
+}  // namespace
+
 wire::Notice sm_notice(uint16_t trap, Lid sm_lid, const wire::Gid& sm_gid, const wire::Gid& subject) {
   wire::Notice n;
   n.is_generic = true;
@@ -22,8 +24,6 @@ wire::Notice sm_notice(uint16_t trap, Lid sm_lid, const wire::Gid& sm_gid, const
   set_notice_details_gid(n, subject);
   return n;
 }
-
-}  // namespace
 
 wire::Gid notice_details_gid(const wire::Notice& n) {
   wire::Gid g;

@@ -26,6 +26,10 @@ constexpr bool is_gid_service_trap(uint16_t trap) {
   return trap >= wire::trap_number::gid_in_service && trap <= wire::trap_number::mcast_group_deleted;
 }
 
+// A notice the SM issues (the generic class-manager notice described above)
+// about `subject`: trap 64-67, from the SM at `sm_lid` whose port GID is `sm_gid`.
+wire::Notice sm_notice(uint16_t trap, Lid sm_lid, const wire::Gid& sm_gid, const wire::Gid& subject);
+
 // The GID a trap 64-67 notice is about.
 wire::Gid notice_details_gid(const wire::Notice& n);
 void set_notice_details_gid(wire::Notice& n, const wire::Gid& gid);

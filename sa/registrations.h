@@ -7,14 +7,16 @@
 // lease granted, not the time left, in ibsm's SA and in OpenSM's alike), an
 // InformInfoRecord (SubscriberGID, Enum, the InformInfo with its QPN and
 // RespTimeValue). What the records do not carry, the importing registry
-// derives and documents (service_records.h, subscriptions.h). Multicast
-// groups (MCMemberRecord) join here once the SA has them.
+// derives and documents (service_records.h, subscriptions.h,
+// mc_member_records.h). Multicast groups come as the MCMemberRecords of
+// every member (a trusted GetTable lists each), MLIDs included.
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
 #include "mad/wire/sa/inform_info_record.h"
+#include "mad/wire/sa/mc_member_record.h"
 #include "mad/wire/sa/service_record.h"
 
 namespace ibsm::sa {
@@ -22,6 +24,7 @@ namespace ibsm::sa {
 struct SaRegistrations {
   std::vector<wire::ServiceRecord> services;
   std::vector<wire::InformInfoRecord> subscriptions;
+  std::vector<wire::McMemberRecord> multicast;
   bool operator==(const SaRegistrations&) const = default;
 };
 

@@ -5,11 +5,10 @@
 #   -f q  VLArbitration and SL2VL table records of every port, by Get
 #   -f f  flood: 100k SA queries, single-MAD and RMPP answers
 #   -f e  event forwarding (InformInfo)
-# -f v and -f a fail against both SMs (ibsm: the PathRecord to the IPoIB
-# broadcast group, which OpenSM creates and ibsm does not, is INVALID_GID;
-# OpenSM hangs on the SMInfoRecord Set it drops): here they must end within
-# the timeout, whatever their result. -f s and -f m fail against OpenSM too
-# and are not run.
+# -f v and -f a fail against both SMs (ibsm: an empty MultiPathRecord request
+# that must fail does not; OpenSM hangs on the SMInfoRecord Set it drops):
+# here they must end within the timeout, whatever their result. -f s and -f m
+# fail against OpenSM too and are not run here (multicast_sa.sh runs -f m).
 # Under ibsim umad2sim carries no RMPP: osmtest takes the first segment of
 # each GetTableResp for the whole answer and never ACKs, and each osmtest
 # process starts its TIDs where the last one did; the SA must cope with both.

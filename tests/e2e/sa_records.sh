@@ -282,12 +282,12 @@ python3 - cpi.json cpi.out <<'EOF' || fail "ClassPortInfo: $(cat cpi.out) vs $(c
 import json, re, sys
 r = json.load(open(sys.argv[1]))[0]; t = open(sys.argv[2]).read()
 def v(name): return int(re.search(name + r"\.+(\w+)", t)[1], 0)
-# IsMultiPathSupported, IsPortInfoCapMaskMatchSupported; CapabilityMask2
-# IsPortInfoCapMask2MatchSupported (no UD multicast yet, not every optional record).
+# IsMultiPathSupported, IsPortInfoCapMaskMatchSupported, IsUDMulticastSupported;
+# CapabilityMask2 IsPortInfoCapMask2MatchSupported (not every optional record).
 h = lambda x: int(x, 16) if isinstance(x, str) else x
 assert (r["ClassVersion"], h(r["CapabilityMask"]), h(r["CapabilityMask2"]), r["RespTimeValue"]) == \
        (v("Class version"), v("Capability mask"), v("Capability mask 2"), v("Response time value")) == \
-       (2, 0x2400, 0x400, 18)
+       (2, 0x2600, 0x400, 18)
 EOF
 
 # --- MultiPathRecord without SGIDCount/DGIDCount: ERR_REQ_INSUFFICIENT_COMPONENTS, as OpenSM answers.

@@ -119,7 +119,8 @@ TEST_CASE("SA agent: ClassPortInfo says SA class version 2, no redirection", "[s
   // (no RandomForwardingTableRecord, ServiceAssociationRecord), no UD
   // multicast yet, no Get/Set(Notice), traps, ReInit.
   CHECK(info->capability_mask ==
-        (wire::sa_cap::is_multi_path_supported | wire::sa_cap::is_port_info_capability_mask_match_supported));
+        (wire::sa_cap::is_multi_path_supported | wire::sa_cap::is_port_info_capability_mask_match_supported |
+         wire::sa_cap::is_ud_multicast_supported));
   CHECK(info->capability_mask2 == wire::sa_cap2::is_port_info_capability_mask2_match_supported);
 }
 

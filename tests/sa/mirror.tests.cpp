@@ -26,6 +26,7 @@
 #include "mad/wire/response.h"
 #include "mad/wire/rmpp.h"
 #include "mad/wire/sa/inform_info_record.h"
+#include "mad/wire/sa/mc_member_record.h"
 #include "mad/wire/sa/service_record.h"
 #include "mad/wire/sa_header.h"
 #include "sa/client.h"
@@ -346,12 +347,12 @@ TEST_CASE("mirror: one read copies every service and subscription of the master'
   CHECK(m.mirror->counters().subscriptions_held == 5);
   CHECK(m.mirror->last_error().ok());
   CHECK(m.stray == 0);
-  // Both tables came as RMPP transfers; 31 records of 176 bytes are 28 segments.
-  CHECK(m.b.agent->counters().rmpp_answers == rmpp_before + 2);
+  // The three tables came as RMPP transfers; 31 records of 176 bytes are 28 segments.
+  CHECK(m.b.agent->counters().rmpp_answers == rmpp_before + 3);
   CHECK(m.b.agent->rmpp_sessions().active() == 0);  // every segment ACKed
   CHECK(m.b.agent->counters().errors == 0);
 
-  // The requests: two GetTables with the SM_Key and an empty mask, TIDs in the mirror's range.
+  // The requests: three GetTables with the SM_Key and an empty mask, TIDs in the mirror's range.
   REQUIRE(m.sent_by_mirror.size() >= 2);
   std::set<uint16_t> attrs;
   for (const MadPacket& p : m.sent_by_mirror) {
@@ -365,7 +366,8 @@ TEST_CASE("mirror: one read copies every service and subscription of the master'
     CHECK(wire::get_field(p.data, wire::sa_fields::component_mask) == 0);
     CHECK(p.address.lid == m.b.sm_lid());
   }
-  CHECK(attrs == std::set<uint16_t>{wire::sa_attr::service_record, wire::sa_attr::inform_info_record});
+  CHECK(attrs == std::set<uint16_t>{wire::sa_attr::service_record, wire::sa_attr::inform_info_record,
+                                    wire::sa_attr::mc_member_record});
 
   const sa::SaMirrorCopy& copy = *m.mirror->copy();
   CHECK(copy.master.lid == m.b.sm_lid());
@@ -836,4 +838,81 @@ TEST_CASE("agent import before the first snapshot: services at once, subscriptio
   CHECK_FALSE(again.subscriptions_deferred);
   CHECK(again.subscriptions == sa::ImportResult{1, 0});
   CHECK(agent.subscriptions().size() == 1);
+}
+
+namespace {
+
+namespace mcf = wire::mc_member_record_fields;
+constexpr uint64_t mc_bit(const wire::Field& f) { return wire::component_bit(wire::mc_member_record_components, f); }
+constexpr uint64_t mc_join = mc_bit(mcf::mgid) | mc_bit(mcf::port_gid) | mc_bit(mcf::join_state);
+constexpr uint64_t mc_create =
+    mc_join | mc_bit(mcf::q_key) | mc_bit(mcf::tclass) | mc_bit(mcf::p_key) | mc_bit(mcf::flow_label) | mc_bit(mcf::sl);
+
+wire::Gid app_group(uint8_t n) { return wire::Gid{{0xff, 0x15, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, n}}; }
+
+sa::SaRequest mc_request(uint8_t method, uint64_t mask, const wire::Gid& mgid, const wire::Gid& port, uint8_t join) {
+  wire::McMemberRecord t;
+  t.mgid = mgid;
+  t.port_gid = port;
+  t.join_state = join;
+  t.q_key = 0x22;
+  t.p_key = sa::default_pkey;
+  sa::SaRequest req;
+  req.method = method;
+  req.attribute = wire::sa_attr::mc_member_record;
+  req.component_mask = mask;
+  req.data.assign(wire::sa_record_size::mc_member, 0);
+  wire::encode(t, req.data);
+  return req;
+}
+
+}  // namespace
+
+TEST_CASE("mirror: multicast groups survive a takeover with their MLIDs and members", "[sa][mirror][multicast]") {
+  MirrorBench m;
+  namespace js = wire::mc_join_state;
+  auto& c = m.clients;
+  const MadAddress sa = m.b.sa();
+  m.answered(c[0], sa, mc_request(wire::method::set, mc_create, app_group(1), c[0].gid, js::full_member));
+  m.answered(c[1], sa, mc_request(wire::method::set, mc_join, app_group(1), c[1].gid, js::non_member));
+  m.answered(c[2], sa, mc_request(wire::method::set, mc_create, app_group(2), c[2].gid, js::full_member));
+  m.answered(c[3], sa,
+             mc_request(wire::method::set, mc_create, app_group(3), c[3].gid,
+                        js::full_member | js::send_only_full_member));
+  m.answered(c[2], sa, mc_request(wire::method::delete_, mc_join, app_group(2), c[2].gid, js::full_member));
+  const wire::Gid broadcast{{0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}};
+  m.answered(c[1], sa, mc_request(wire::method::set, mc_join, broadcast, c[1].gid, js::send_only_non_member));
+  const sa::McGroups& before = m.b.agent->multicast();
+  REQUIRE(before.size() == 3);  // broadcast 0xC000, group 1 0xC001, group 3 0xC003 (0xC002 freed)
+  REQUIRE(before.find(app_group(3))->properties.mlid == Lid{0xC003});
+
+  m.read();
+  CHECK(m.mirror->counters().multicast_members_held == 4);
+  const sa::SaImportResult r = m.take_over();
+  CHECK(r.multicast == sa::ImportResult{4, 0});
+  CHECK_FALSE(r.multicast_deferred);
+  const sa::McGroups& after = m.next->multicast();
+  REQUIRE(after.size() == 3);
+  for (const auto& [mgid, g] : before.groups()) {
+    const sa::McGroup* h = after.find(wire::Gid{mgid});
+    REQUIRE(h != nullptr);
+    CHECK(h->properties == g.properties);
+    CHECK(h->predefined == g.predefined);
+    REQUIRE(h->members.size() == g.members.size());
+    for (const auto& [guid, mem] : g.members) {
+      REQUIRE(h->members.count(guid) == 1);
+      CHECK(h->members.at(guid).join_state == mem.join_state);
+      CHECK(h->members.at(guid).port == mem.port);
+    }
+    CHECK(m.next->multicast().members(g.properties.mlid) == before.members(g.properties.mlid));
+  }
+  // The new master goes on from there: the owner leaves, a new group takes the free 0xC002.
+  const MadAddress next = m.next_sa();
+  m.answered(c[3], next, mc_request(wire::method::delete_, mc_join, app_group(3), c[3].gid, js::full_member));
+  CHECK(after.find(app_group(3))->members.at(c[3].gid.interface_id()).join_state == js::send_only_full_member);
+  auto created = m.answered(c[2], next, mc_request(wire::method::set, mc_create, app_group(4), c[2].gid, js::full_member));
+  CHECK(decoded(wire::decode_mc_member_record(created.record(0))).mlid == Lid{0xC002});
+  // Another port may not change a member that joined by itself.
+  m.answered(c[0], next, mc_request(wire::method::delete_, mc_join, app_group(1), c[1].gid, js::non_member),
+             wire::sa_status::req_invalid);
 }
