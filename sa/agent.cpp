@@ -249,6 +249,7 @@ void SaAgent::serve(const MadAddress& peer, std::span<const uint8_t> header_byte
   query.attribute_modifier = header->attr_mod;
   query.record = data;
   query.requester = peer.lid;
+  query.requester_qp = peer.qp;
   query.trusted = options_.sm_key != 0 && sa->sm_key == options_.sm_key;
   SaQueryResult result = answer(query, data, now);
   send_result(peer, header_bytes, method, std::move(result), data, now);

@@ -52,6 +52,7 @@ struct SaQuery {
   std::span<const uint8_t> record;  // the template; shorter than the record reads as zeros
   uint32_t attribute_modifier = 0;  // the request's; see port_info_cap_mask_match
   Lid requester;            // who asks (for per-requester visibility; all see the same today)
+  uint32_t requester_qp = 1;  // the QP the request came from (an InformInfo subscriber's Reports go there)
   bool trusted = false;     // the request carried the SM's SM_Key
 };
 

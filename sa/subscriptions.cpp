@@ -59,7 +59,10 @@ uint16_t validate(const SaSnapshot& s, const wire::InformInfo& ii, bool trusted)
   if (ii.gid != wire::Gid{}) {
     if (port_by_gid(s, ii.gid) == nullptr) return invalid;
   } else if (ii.lid_range_begin.value != wire::inform_all_lids) {
-    if (!ii.lid_range_begin.is_unicast()) return invalid;
+    // LIDRangeBegin 0 (osmtest -f v subscribes with every field zero) is
+    // accepted as OpenSM accepts it: a range that holds no port, so it
+    // matches no notice that names an issuer.
+    if (!ii.lid_range_begin.is_unicast() && ii.lid_range_begin.value != 0) return invalid;
     const uint16_t end = ii.lid_range_end.value == 0 ? ii.lid_range_begin.value : ii.lid_range_end.value;
     if (end < ii.lid_range_begin.value || end > Lid::max_unicast) return invalid;
   }
@@ -97,7 +100,12 @@ SaQueryResult Subscriptions::set(const SaSnapshot& s, const SaQuery& q, Micros) 
   std::copy_n(q.record.begin(), std::min(q.record.size(), bytes.size()), bytes.begin());
   auto decoded = wire::decode_inform_info(bytes);
   if (!decoded.ok()) return status_only(wire::sa_status::req_invalid);
-  const wire::InformInfo info = *decoded;
+  wire::InformInfo info = *decoded;
+  // A subscription's QPN is the QP the subscriber sent from, whatever the
+  // record says (OpenSM keeps it so, and osmtest -f v relies on it: it
+  // subscribes with QPN 0 and unsubscribes with QPN 1, the GSI's QP). The
+  // Reports go there; an unsubscribe names it.
+  if (info.subscribe == 1) info.qpn = q.requester_qp;
   if (info.subscribe > 1 || info.is_generic > 1) return echo(info, wire::sa_status::req_invalid);
   const EndPort* requester = requester_port(s, q.requester);
   if (requester == nullptr) return echo(info, wire::sa_status::req_invalid);

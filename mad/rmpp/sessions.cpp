@@ -89,6 +89,12 @@ bool RmppSessions::handle(const MadPacket& packet, Micros now) {
   const std::span<const uint8_t> mad(packet.data);
   auto decoded = wire::decode_rmpp_header(mad);
   if (!decoded.ok() || !decoded->active()) return false;
+  // Active with RMPPVersion 0 and RMPPType 0 is no transfer: it is what a
+  // libibumad client writes for a request it leaves to the kernel to
+  // segment (osmtest's MultiPathRecord GetMulti), and umad2sim hands it on
+  // untouched. It is one whole MAD, taken as a plain one (OpenSM serves it
+  // so); answering it with an ABORT would be read as the answer.
+  if (decoded->version == 0 && decoded->type == wire::rmpp_type::none) return false;
   const wire::RmppHeader& r = *decoded;
   const SessionKey key = session_key(packet.address, mad);
 

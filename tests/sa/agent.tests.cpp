@@ -16,6 +16,7 @@
 #include "mad/wire/inform_info.h"
 #include "mad/wire/notice.h"
 #include "mad/wire/response.h"
+#include "mad/wire/rmpp.h"
 #include "sa/notices.h"
 #include "sm/state/sm_agent.h"
 #include "sm/topogen/generators.h"
@@ -184,6 +185,13 @@ TEST_CASE("SA agent: every bad request is answered with the spec's status, and c
   // A ComponentMask bit past the record's components.
   cases.push_back({"bad component mask", sa_request_mad(wire::method::get_table, wire::sa_attr::node_record, 1ULL << 40),
                    wire::method::get_table_resp, wire::sa_status::req_invalid});
+  // osmtest -f v's empty MultiPathRecord GetMulti as umad2sim carries it:
+  // RMPPFlags Active, RMPPVersion and RMPPType 0 (the kernel would segment
+  // it). One plain MAD; an RMPP ABORT would be taken for the answer.
+  auto unsegmented = sa_request_mad(wire::method::get_multi, wire::sa_attr::multi_path_record);
+  unsegmented[26] = wire::rmpp_flag::active;
+  cases.push_back({"empty MultiPathRecord, Active but unsegmented", unsegmented, wire::method::get_multi_resp,
+                   wire::sa_status::req_insufficient_components});
   // P_Key records without the SM_Key.
   cases.push_back({"untrusted P_KeyTableRecord", sa_request_mad(wire::method::get_table, wire::sa_attr::p_key_table_record),
                    wire::method::get_table_resp, wire::sa_status::req_denied});

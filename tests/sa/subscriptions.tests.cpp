@@ -70,10 +70,12 @@ wire::InformInfo generic_trap(uint16_t trap) {
   return ii;
 }
 
+// A Set from `requester`'s QP `qp` (1: the GSI).
 sa::SaQueryResult inform(sa::Subscriptions& subs, const sa::SaSnapshot& s, const wire::InformInfo& ii, Lid requester,
-                         bool trusted = false) {
+                         bool trusted = false, uint32_t qp = 1) {
   auto e = test::encoded_query(wire::method::set, wire::sa_attr::inform_info, 0, ii, wire::inform_info_size, requester,
                                trusted);
+  e.query.requester_qp = qp;
   return subs.handle(s, e.query, 0);
 }
 
@@ -156,6 +158,27 @@ TEST_CASE("subscribe, resubscribe and unsubscribe", "[sa][subscriptions]") {
   CHECK(subs.size() == 2);
 }
 
+TEST_CASE("osmtest -f v's subscription: every field zero, from the GSI, unsubscribed with QPN 1", "[sa][subscriptions]") {
+  Fixture f;
+  sa::Subscriptions subs;
+  wire::InformInfo zero;  // GID 0, LIDRangeBegin 0, vendor-specific type 0, trap 0, QPN 0
+  zero.is_generic = 0;
+  zero.subscribe = 1;
+  auto on = inform(subs, f.s, zero, f.lid(0));
+  REQUIRE(on.status == 0);
+  CHECK(echoed(on).qpn == 1);  // the QP it came from
+  CHECK(subs.size() == 1);
+  // LIDRangeBegin 0 holds no port: no notice with an issuer matches it.
+  subs.publish(notice_about(65, f.gid(1), f.s.sm_lid), 0);
+  CHECK(subs.take_due(0).empty());
+  auto off = zero;
+  off.subscribe = 0;
+  CHECK(inform(subs, f.s, off, f.lid(0)).status == wire::sa_status::req_invalid);  // QPN 0 names none
+  off.qpn = 1;
+  CHECK(inform(subs, f.s, off, f.lid(0)).status == 0);
+  CHECK(subs.size() == 0);
+}
+
 TEST_CASE("bad subscriptions are refused with the Subscribe bit cleared", "[sa][subscriptions]") {
   Fixture f;
   sa::Subscriptions subs(sa::SubscriptionOptions{.max_subscriptions = 3});
@@ -210,9 +233,9 @@ TEST_CASE("InformInfoRecords list subscriptions by subscriber and Enum", "[sa][s
   Fixture f;
   sa::Subscriptions subs;
   auto a = generic_trap(wire::trap_number::gid_in_service);
-  a.qpn = 0x1234;
+  a.qpn = 0x1234;  // the QP the Set comes from, below
   auto b = generic_trap(wire::trap_number::gid_out_of_service);
-  REQUIRE(inform(subs, f.s, a, f.lid(2)).status == 0);
+  REQUIRE(inform(subs, f.s, a, f.lid(2), false, 0x1234).status == 0);
   REQUIRE(inform(subs, f.s, b, f.lid(2)).status == 0);
   REQUIRE(inform(subs, f.s, b, f.lid(0)).status == 0);
 
@@ -323,11 +346,13 @@ TEST_CASE("a notice is reported to the subscriptions it matches", "[sa][subscrip
 }
 
 TEST_CASE("a Report carries the notice to the subscriber's LID and QP", "[sa][subscriptions]") {
+  // The QP the subscriber sent its Set from (OpenSM keeps that as the
+  // subscription's QPN; osmtest -f v relies on it).
   Fixture f;
   sa::Subscriptions subs;
   auto ii = generic_trap(wire::trap_number::gid_out_of_service);
-  ii.qpn = 0x4711;
-  REQUIRE(inform(subs, f.s, ii, f.lid(2)).status == 0);
+  ii.qpn = 0x1234;  // what the record says is not where the Reports go
+  REQUIRE(inform(subs, f.s, ii, f.lid(2), false, 0x4711).status == 0);
   auto n = notice_about(65, f.gid(1), f.s.sm_lid);
   n.issuer_gid = wire::Gid::from_parts(f.s.subnet_prefix, 0x99);
   subs.publish(n, 0);

@@ -41,6 +41,25 @@ TEST_CASE("sessions: plain MADs are not taken", "[rmpp][sessions]") {
   CHECK(table.size() == 0);
 }
 
+TEST_CASE("sessions: an Active header a kernel would have filled in is a plain MAD", "[rmpp][sessions]") {
+  // What osmtest's GetMulti looks like under umad2sim: RMPPFlags Active,
+  // RMPPVersion and RMPPType 0 (the kernel, not the client, segments).
+  std::vector<MadPacket> out;
+  RmppSessions table([&](const MadPacket& p) { out.push_back(p); });
+  auto unsegmented = testing::sa_response_header(9);
+  unsegmented[24] = 0;
+  unsegmented[25] = 0;
+  unsegmented[26] = wire::rmpp_flag::active;
+  CHECK_FALSE(table.handle(from(peer(2), unsegmented), 0));
+  CHECK(out.empty());
+  CHECK(table.size() == 0);
+  // Version 0 with a real type is a bad header, answered as before.
+  unsegmented[25] = wire::rmpp_type::data;
+  CHECK(table.handle(from(peer(2), unsegmented), 0));
+  REQUIRE(out.size() == 1);
+  CHECK(rmpp_of(out[0]).type == wire::rmpp_type::abort);
+}
+
 TEST_CASE("sessions: the table of senders is bounded; finished ones make room", "[rmpp][sessions]") {
   std::vector<MadPacket> out;
   RmppSessions table([&](const MadPacket& p) { out.push_back(p); }, small_table(3));
