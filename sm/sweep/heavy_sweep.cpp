@@ -7,6 +7,7 @@
 #include "mad/wire/p_key_table.h"
 #include "mad/wire/smp.h"
 #include "sm/sweep/configured_subnet.h"
+#include "sm/sweep/partition_plan.h"
 #include "sm/sweep/smp_issuer.h"
 
 namespace ibsm {
@@ -49,10 +50,11 @@ class HeavySweep {
     phase("read switches", [&] { read_unknown_switches(); });
     phase("program switches", [&] { program_switches(); });
     phase("program ports", [&] { program_ports(); });
+    phase("program partitions", [&] { program_partitions(); });
     phase("arm ports", [&] { change_states(PortState::init, PortState::armed); });
     phase("activate ports", [&] { change_states(PortState::armed, PortState::active); });
 
-    report_.subnet_up = report_.problems.empty() || only_discovery_problems();
+    report_.subnet_up = report_.problems.size() == discovery_problems_ + partition_problems_;
     ++state_.heavy_sweeps;
     report_.subnet = std::make_shared<const SubnetSnapshot>(take_snapshot());
     return std::move(report_);
@@ -68,8 +70,6 @@ class HeavySweep {
     log(log_, LogLevel::info, Subsystem::sweep, "phase {}: {:.3f} ms, {} mads", p.name, p.elapsed / 1000.0, p.mads);
     report_.phases.push_back(std::move(p));
   }
-
-  bool only_discovery_problems() const { return report_.problems.size() == discovery_problems_; }
 
   void discover() {
     DiscoveryOptions o;
@@ -246,7 +246,6 @@ class HeavySweep {
                      state_.ports[guid][p] = PortMemory{asked, managed_fields(*pi)};
                    });
         }
-        if (!node.is_switch()) ensure_default_pkey(node, path, p);
       }
     }
     smp_.run();
@@ -262,27 +261,175 @@ class HeavySweep {
     return !(mem->second.asked == managed_fields(want) && mem->second.held == managed_fields(now));
   }
 
-  void ensure_default_pkey(const Node& node, const DrPath& path, uint8_t port) {
-    Guid guid = node.port(port).guid;
-    auto known = state_.default_pkey_ok.find(guid);
-    if (known != state_.default_pkey_ok.end() && known->second) return;
-    std::string what = fmt::format("P_Key table of {}", port_name(node, port));
-    // A CA's modifier is the block number alone (the port is the one the SMP
-    // enters, IBA 14.2.5.7): block 0 holds index 0.
-    smp_.get(path, wire::smp_attr::p_key_table, 0, what + " get", [this, guid, path, what](std::span<const uint8_t> data) {
-      auto t = wire::decode_p_key_table(data);
-      if (!t.ok()) return;
-      if (t->p_keys[0] == wire::default_p_key) {
-        state_.default_pkey_ok[guid] = true;
-        return;
+  // P_Key tables (IBA 10.9, 14.2.5.7) and the enforcement bits of switch
+  // ports facing end ports, as the partition plan wants them. A table the
+  // SM has no memory of is read first; then only blocks that differ are
+  // set, and the Set's answer is what the port holds. An unchanged fabric
+  // costs no P_Key MAD at all.
+  void program_partitions() {
+    const Fabric& f = found();
+    const size_t n_nodes = f.node_count();
+    // The SM's memory of ports that may have been reset is dropped: an end
+    // port that is not ACTIVE (it went down, or its host restarted), a
+    // switch with an empty LFT (it restarted).
+    for (uint32_t i = 0; i < n_nodes; ++i) {
+      const Node& node = f.node(NodeIndex{i});
+      auto mem = state_.p_key_tables.find(node.node_guid);
+      if (mem == state_.p_key_tables.end()) continue;
+      if (node.is_switch() && report_.discovery.switch_info[i].linear_fdb_top == 0) {
+        state_.p_key_tables.erase(mem);
+        continue;
       }
-      // Index 0 holds the default partition, full member (IBA 10.9.1.2).
-      wire::PKeyTable want = *t;
-      want.p_keys[0] = wire::default_p_key;
+      for (uint8_t p = 0; p <= node.num_ports; ++p)
+        if (was_read(NodeIndex{i}, p) && (p != 0 || !node.is_switch()) && current(NodeIndex{i}, p).port_state != PortState::active)
+          mem->second.erase(p);
+    }
+    // Plan against what the ports hold; read what the SM does not know.
+    auto plan_now = [&] {
+      PKeyTables held(n_nodes);
+      for (uint32_t i = 0; i < n_nodes; ++i) {
+        const Node& node = f.node(NodeIndex{i});
+        held[i].resize(size_t{node.num_ports} + 1);
+        auto mem = state_.p_key_tables.find(node.node_guid);
+        if (mem == state_.p_key_tables.end()) continue;
+        for (const auto& [p, table] : mem->second)
+          if (p <= node.num_ports) held[i][p] = table;
+      }
+      return plan_partitions(PartitionPlanInput{f, partitions_in_effect_, snapshot_sm_port(), config_.partition_options,
+                                                report_.discovery.port_info, report_.discovery.switch_info, held,
+                                                PartitionCaps{}});
+    };
+    PartitionPlan plan = plan_now();
+    bool read_any = false;
+    for (uint32_t i = 0; i < n_nodes; ++i) {
+      const Node& node = f.node(NodeIndex{i});
+      for (uint8_t p = 0; p < plan.tables[i].size(); ++p)
+        if (!plan.tables[i][p].empty() && !known_table(node.node_guid, p))
+          read_any |= read_p_key_table(NodeIndex{i}, p, plan.tables[i][p].size());
+    }
+    if (read_any) {
+      smp_.run();
+      plan = plan_now();  // keys the ports hold keep their index
+    }
+    for (auto& problem : plan.problems) {
+      log(log_, LogLevel::error, Subsystem::sweep, "{}", problem);
+      report_.problems.push_back(std::move(problem));
+      ++partition_problems_;
+    }
+    for (uint32_t i = 0; i < n_nodes; ++i) {
+      for (uint8_t p = 0; p < plan.tables[i].size(); ++p) {
+        if (!plan.tables[i][p].empty()) set_p_key_table(NodeIndex{i}, p, plan.tables[i][p]);
+        if (const auto& e = plan.enforcement[i][p]) set_enforcement(NodeIndex{i}, p, *e);
+      }
+    }
+    smp_.run();
+  }
+
+  PortRef snapshot_sm_port() const {
+    PortRef sm{report_.discovery.local_node, report_.discovery.local_port};
+    if (found().node(sm.node).is_switch()) sm.port = 0;
+    return sm;
+  }
+
+  bool known_table(Guid node_guid, uint8_t port) const {
+    auto mem = state_.p_key_tables.find(node_guid);
+    return mem != state_.p_key_tables.end() && mem->second.count(port) != 0;
+  }
+
+  // The P_KeyTable modifier: the block; on a switch, the port in bits 31-16
+  // (IBA 14.2.5.7; a CA's table is the one of the port the SMP enters).
+  static uint32_t p_key_modifier(const Node& node, uint8_t port, size_t block) {
+    return static_cast<uint32_t>(block) | (node.is_switch() ? uint32_t{port} << 16 : 0u);
+  }
+
+  // Whether a Get went out (false: no route into the port).
+  bool read_p_key_table(NodeIndex n, uint8_t port, size_t entries) {
+    const Node& node = found().node(n);
+    std::optional<DrPath> path = node.is_switch() ? std::optional<DrPath>(report_.discovery.paths[n.value]) : path_into(n, port);
+    if (!path) return false;
+    auto table = std::make_shared<std::vector<uint16_t>>(entries, 0);
+    auto missing = std::make_shared<size_t>((entries + wire::p_keys_per_block - 1) / wire::p_keys_per_block);
+    for (size_t b = 0; b * wire::p_keys_per_block < entries; ++b) {
+      ++report_.pkey_blocks_read;
+      smp_.get(*path, wire::smp_attr::p_key_table, p_key_modifier(node, port, b),
+               fmt::format("P_Key block {} get on {}", b, port_name(node, port)),
+               [this, table, missing, b, guid = node.node_guid, port](std::span<const uint8_t> data) {
+                 auto block = wire::decode_p_key_table(data);
+                 if (!block.ok()) return;
+                 copy_block(*block, b, *table);
+                 // Known once every block answered; a block that did not leaves it unknown.
+                 if (--*missing == 0) state_.p_key_tables[guid][port] = *table;
+               });
+    }
+    return true;
+  }
+
+  static void copy_block(const wire::PKeyTable& block, size_t b, std::vector<uint16_t>& table) {
+    for (size_t k = 0; k < wire::p_keys_per_block && b * wire::p_keys_per_block + k < table.size(); ++k)
+      table[b * wire::p_keys_per_block + k] = block.p_keys[k];
+  }
+
+  void set_p_key_table(NodeIndex n, uint8_t port, const std::vector<uint16_t>& want) {
+    const Node& node = found().node(n);
+    auto mem_node = state_.p_key_tables.find(node.node_guid);
+    if (mem_node == state_.p_key_tables.end()) return;  // not read: reported as it failed
+    auto mem = mem_node->second.find(port);
+    if (mem == mem_node->second.end()) return;
+    std::optional<DrPath> path =
+        node.is_switch() ? std::optional<DrPath>(report_.discovery.paths[n.value]) : path_into(n, port);
+    if (!path) return;
+    std::vector<size_t> differ;
+    std::vector<uint16_t>& held = mem->second;
+    held.resize(want.size(), 0);
+    for (size_t b = 0; b * wire::p_keys_per_block < want.size(); ++b)
+      for (size_t i = b * wire::p_keys_per_block; i < want.size() && i < (b + 1) * wire::p_keys_per_block; ++i)
+        if (held[i] != want[i]) {
+          differ.push_back(b);
+          break;
+        }
+    if (differ.empty()) return;
+    // The port's table is known again once every Set is answered (the
+    // answers say what it holds); a Set that gets none leaves it unknown,
+    // so the next sweep reads it.
+    auto table = std::make_shared<std::vector<uint16_t>>(std::move(held));
+    auto missing = std::make_shared<size_t>(differ.size());
+    mem_node->second.erase(mem);
+    for (size_t b : differ) {
+      wire::PKeyTable block;
+      for (size_t k = 0; k < wire::p_keys_per_block && b * wire::p_keys_per_block + k < want.size(); ++k)
+        block.p_keys[k] = want[b * wire::p_keys_per_block + k];
       ++report_.pkey_sets;
-      smp_.set(path, wire::smp_attr::p_key_table, 0, want, what + " set",
-               [this, guid](std::span<const uint8_t>) { state_.default_pkey_ok[guid] = true; });
-    });
+      smp_.set(*path, wire::smp_attr::p_key_table, p_key_modifier(node, port, b), block,
+               fmt::format("P_Key block {} set on {}", b, port_name(node, port)),
+               [this, table, missing, b, guid = node.node_guid, port](std::span<const uint8_t> data) {
+                 auto answer = wire::decode_p_key_table(data);
+                 if (!answer.ok()) return;
+                 copy_block(*answer, b, *table);
+                 if (--*missing == 0) state_.p_key_tables[guid][port] = *table;
+               });
+    }
+  }
+
+  // PortInfo:PartitionEnforcementInbound/Outbound of a switch port facing
+  // an end port (IBA 14.2.5.6), written with every configured field as is.
+  void set_enforcement(NodeIndex n, uint8_t port, PortEnforcement e) {
+    wire::PortInfo& configured = configured_info_[n.value][port];
+    if (configured.partition_enforcement_inbound == e.inbound &&
+        configured.partition_enforcement_outbound == e.outbound)
+      return;
+    std::optional<DrPath> path = path_into(n, port);
+    if (!path) return;
+    configured.partition_enforcement_inbound = held_info_[n.value][port].partition_enforcement_inbound = e.inbound;
+    configured.partition_enforcement_outbound = held_info_[n.value][port].partition_enforcement_outbound = e.outbound;
+    ++report_.port_info_sets;
+    smp_.set(*path, wire::smp_attr::port_info, port, port_state_change(configured, PortState::no_change),
+             fmt::format("PortInfo partition enforcement set on {}", port_name(found().node(n), port)),
+             [this, n, port](std::span<const uint8_t> data) {
+               auto pi = wire::decode_port_info(data);
+               if (!pi.ok()) return;
+               held_info_[n.value][port].partition_enforcement_inbound = pi->partition_enforcement_inbound;
+               held_info_[n.value][port].partition_enforcement_outbound = pi->partition_enforcement_outbound;
+             });
   }
 
   // Moves every cabled port (and switch port 0) that is in `from` to `to`.
@@ -336,9 +483,17 @@ class HeavySweep {
     }
     s.switch_info = std::move(written_switch_info_);
     s.switch_info.resize(s.fabric.node_count());
-    const SubnetDefaults defaults;
-    s.p_keys = reset_p_keys(s.fabric, s.port_info, s.switch_info, defaults.ca_partition_cap,
-                            defaults.switch_partition_cap);
+    // P_Key tables as the ports hold them (the answers to the Gets and
+    // Sets); a port the plan leaves alone in its reset state.
+    s.p_keys = reset_p_keys(s.fabric, s.port_info, s.switch_info, PartitionCaps{});
+    for (uint32_t i = 0; i < s.fabric.node_count(); ++i) {
+      const Node& node = s.fabric.node(NodeIndex{i});
+      auto mem = state_.p_key_tables.find(node.node_guid);
+      if (mem == state_.p_key_tables.end()) continue;
+      for (const auto& [p, table] : mem->second)
+        if (p <= node.num_ports && !s.p_keys[i][p].empty()) s.p_keys[i][p] = table;
+    }
+    s.partitions = std::make_shared<const PartitionConfig>(std::move(partitions_in_effect_));
     s.subnet_prefix = config_.subnet.subnet_prefix;
     s.subnet_timeout = config_.subnet.subnet_timeout;
     s.routing_engine = report_.routes.engine;
@@ -352,9 +507,12 @@ class HeavySweep {
   SweepState& state_;
   const SweepConfig& config_;
   LogSink& log_;
+  // What the tables are planned from; moved into the snapshot at the end.
+  PartitionConfig partitions_in_effect_ = partitions_in_effect(config_.partitions.get());
   SweepReport report_;
   SmpIssuer smp_;
   size_t discovery_problems_ = 0;
+  size_t partition_problems_ = 0;  // tables too small: reported, not a reason to sweep again
   // PortInfo as configured (what we wrote), by node and port: the base of the
   // state-change Sets, which must write every configured field back unchanged.
   std::vector<std::vector<wire::PortInfo>> configured_info_;
