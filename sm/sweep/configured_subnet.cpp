@@ -73,6 +73,8 @@ void apply_managed(wire::PortInfo& held, const wire::PortInfo& written) {
   held.vl_stall_count = written.vl_stall_count;
   held.neighbor_mtu = written.neighbor_mtu;
   held.operational_vls = written.operational_vls;
+  held.partition_enforcement_inbound = written.partition_enforcement_inbound;
+  held.partition_enforcement_outbound = written.partition_enforcement_outbound;
 }
 
 wire::SwitchInfo programmed_switch_info(wire::SwitchInfo si, uint16_t linear_fdb_top, uint8_t life_time) {

@@ -49,8 +49,8 @@ class HeavySweep {
 
     phase("read switches", [&] { read_unknown_switches(); });
     phase("program switches", [&] { program_switches(); });
-    phase("program ports", [&] { program_ports(); });
     phase("program partitions", [&] { program_partitions(); });
+    phase("program ports", [&] { program_ports(); });
     phase("arm ports", [&] { change_states(PortState::init, PortState::armed); });
     phase("activate ports", [&] { change_states(PortState::armed, PortState::active); });
 
@@ -232,7 +232,8 @@ class HeavySweep {
         const DrPath& path = *reach;
         const Port& target = configured_.node(n).port(p);
         auto update = port_info_update(current(n, p), subnet, PortAddress{target.base_lid, target.lmc},
-                                       p == 0 ? std::nullopt : peer_of(n, p), external);
+                                       p == 0 ? std::nullopt : peer_of(n, p), external,
+                                       external ? enforcement_[i][p] : std::nullopt);
         if (update && !worth_setting(node.node_guid, p, current(n, p), *update)) update.reset();
         if (update) {
           ++report_.port_info_sets;
@@ -261,11 +262,11 @@ class HeavySweep {
     return !(mem->second.asked == managed_fields(want) && mem->second.held == managed_fields(now));
   }
 
-  // P_Key tables (IBA 10.9, 14.2.5.7) and the enforcement bits of switch
-  // ports facing end ports, as the partition plan wants them. A table the
-  // SM has no memory of is read first; then only blocks that differ are
-  // set, and the Set's answer is what the port holds. An unchanged fabric
-  // costs no P_Key MAD at all.
+  // P_Key tables (IBA 10.9, 14.2.5.7) as the partition plan wants them. A
+  // table the SM has no memory of is read first; then only blocks that
+  // differ are set, and the Set's answer is what the port holds. An
+  // unchanged fabric costs no P_Key MAD at all. The enforcement bits of
+  // switch ports facing end ports go with their PortInfo (program_ports).
   void program_partitions() {
     const Fabric& f = found();
     const size_t n_nodes = f.node_count();
@@ -316,12 +317,10 @@ class HeavySweep {
       report_.problems.push_back(std::move(problem));
       ++partition_problems_;
     }
-    for (uint32_t i = 0; i < n_nodes; ++i) {
-      for (uint8_t p = 0; p < plan.tables[i].size(); ++p) {
+    for (uint32_t i = 0; i < n_nodes; ++i)
+      for (uint8_t p = 0; p < plan.tables[i].size(); ++p)
         if (!plan.tables[i][p].empty()) set_p_key_table(NodeIndex{i}, p, plan.tables[i][p]);
-        if (const auto& e = plan.enforcement[i][p]) set_enforcement(NodeIndex{i}, p, *e);
-      }
-    }
+    enforcement_ = std::move(plan.enforcement);
     smp_.run();
   }
 
@@ -410,28 +409,6 @@ class HeavySweep {
     }
   }
 
-  // PortInfo:PartitionEnforcementInbound/Outbound of a switch port facing
-  // an end port (IBA 14.2.5.6), written with every configured field as is.
-  void set_enforcement(NodeIndex n, uint8_t port, PortEnforcement e) {
-    wire::PortInfo& configured = configured_info_[n.value][port];
-    if (configured.partition_enforcement_inbound == e.inbound &&
-        configured.partition_enforcement_outbound == e.outbound)
-      return;
-    std::optional<DrPath> path = path_into(n, port);
-    if (!path) return;
-    configured.partition_enforcement_inbound = held_info_[n.value][port].partition_enforcement_inbound = e.inbound;
-    configured.partition_enforcement_outbound = held_info_[n.value][port].partition_enforcement_outbound = e.outbound;
-    ++report_.port_info_sets;
-    smp_.set(*path, wire::smp_attr::port_info, port, port_state_change(configured, PortState::no_change),
-             fmt::format("PortInfo partition enforcement set on {}", port_name(found().node(n), port)),
-             [this, n, port](std::span<const uint8_t> data) {
-               auto pi = wire::decode_port_info(data);
-               if (!pi.ok()) return;
-               held_info_[n.value][port].partition_enforcement_inbound = pi->partition_enforcement_inbound;
-               held_info_[n.value][port].partition_enforcement_outbound = pi->partition_enforcement_outbound;
-             });
-  }
-
   // Moves every cabled port (and switch port 0) that is in `from` to `to`.
   void change_states(PortState from, PortState to) {
     const Fabric& f = found();
@@ -513,6 +490,9 @@ class HeavySweep {
   SmpIssuer smp_;
   size_t discovery_problems_ = 0;
   size_t partition_problems_ = 0;  // tables too small: reported, not a reason to sweep again
+  // By node and port: the enforcement bits the partition plan wants on
+  // switch ports facing end ports (unset: left alone).
+  std::vector<std::vector<std::optional<PortEnforcement>>> enforcement_;
   // PortInfo as configured (what we wrote), by node and port: the base of the
   // state-change Sets, which must write every configured field back unchanged.
   std::vector<std::vector<wire::PortInfo>> configured_info_;

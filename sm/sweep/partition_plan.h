@@ -37,6 +37,7 @@
 #include "mad/wire/switch_info.h"
 #include "sm/fabric/fabric.h"
 #include "sm/fabric/partitions_conf.h"
+#include "sm/sweep/port_settings.h"
 
 namespace ibsm {
 
@@ -62,12 +63,6 @@ size_t p_key_capacity(const Node& node, uint8_t port, const wire::SwitchInfo& sw
 // A table in the SMA's reset state: the default P_Key 0xFFFF at index 0
 // (IBA 10.9.1.2; ibsim and SimFabric start so), the rest empty.
 std::vector<uint16_t> reset_p_key_table(size_t entries);
-
-struct PortEnforcement {
-  bool inbound = false;
-  bool outbound = false;
-  bool operator==(const PortEnforcement&) const = default;
-};
 
 struct PartitionPlan {
   PKeyTables tables;  // the wanted tables; empty for a port the plan leaves alone
