@@ -290,6 +290,12 @@ TEST_CASE("partitions: the heavy sweep sets only what differs and a second sweep
         CHECK(t == o);
       }
     }
+    // The switch ports facing end ports enforce both ways (SimFabric keeps the bits).
+    const uint32_t s1_topo = node_named(f, "S1").value;
+    for (uint8_t p = 1; p <= 4; ++p) {
+      CHECK(h.sim().state().port(s1_topo, p).has(sim::port_flag::partition_enforcement_inbound));
+      CHECK(h.sim().state().port(s1_topo, p).has(sim::port_flag::partition_enforcement_outbound));
+    }
     const auto s1 = r.subnet->fabric.find_by_port_guid(f.node(node_named(f, "S1")).port(0).guid);
     CHECK(r.subnet->port_info[s1->node.value][2].partition_enforcement_inbound ==
           offline.port_info[node_named(offline.fabric, "S1").value][2].partition_enforcement_inbound);
