@@ -7,6 +7,7 @@
 // tables configured_subnet() plans.
 #include "sm/sweep/partition_plan.h"
 
+#include <fstream>
 #include <sstream>
 
 #include <catch2/catch.hpp>
@@ -316,4 +317,16 @@ TEST_CASE("partitions: the heavy sweep sets only what differs and a second sweep
     CHECK(fresh.pkey_blocks_read > 0);
     CHECK(fresh.pkey_sets == 0);
   }
+}
+
+TEST_CASE("partitions: the documented example conf/partitions.conf reads and plans", "[sweep][partitions]") {
+  std::ifstream in(std::string(IBSM_TEST_DATA) + "/../../conf/partitions.conf");
+  REQUIRE(in.good());
+  auto c = read_partitions_conf(in, "conf/partitions.conf");
+  INFO((c.ok() ? std::string() : c.status().message()));
+  REQUIRE(c.ok());
+  REQUIRE(c->partitions.size() == 3);
+  const SubnetSnapshot s = planned(small_fabric(), &*c);
+  // Every CA: Default full, storage limited (no server in this fabric).
+  require_table(table_of(s, "H2", 1), {0xFFFF, 0x0010});
 }
