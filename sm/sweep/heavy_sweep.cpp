@@ -344,7 +344,7 @@ class HeavySweep {
   // Whether a Get went out (false: no route into the port).
   bool read_p_key_table(NodeIndex n, uint8_t port, size_t entries) {
     const Node& node = found().node(n);
-    std::optional<DrPath> path = node.is_switch() ? std::optional<DrPath>(report_.discovery.paths[n.value]) : path_into(n, port);
+    std::optional<DrPath> path = p_key_path(n, port);
     if (!path) return false;
     auto table = std::make_shared<std::vector<uint16_t>>(entries, 0);
     auto missing = std::make_shared<size_t>((entries + wire::p_keys_per_block - 1) / wire::p_keys_per_block);
@@ -352,20 +352,31 @@ class HeavySweep {
       ++report_.pkey_blocks_read;
       smp_.get(*path, wire::smp_attr::p_key_table, p_key_modifier(node, port, b),
                fmt::format("P_Key block {} get on {}", b, port_name(node, port)),
-               [this, table, missing, b, guid = node.node_guid, port](std::span<const uint8_t> data) {
-                 auto block = wire::decode_p_key_table(data);
-                 if (!block.ok()) return;
-                 copy_block(*block, b, *table);
-                 // Known once every block answered; a block that did not leaves it unknown.
-                 if (--*missing == 0) state_.p_key_tables[guid][port] = *table;
-               });
+               table_answer(table, missing, b, node.node_guid, port));
     }
     return true;
   }
 
-  static void copy_block(const wire::PKeyTable& block, size_t b, std::vector<uint16_t>& table) {
-    for (size_t k = 0; k < wire::p_keys_per_block && b * wire::p_keys_per_block + k < table.size(); ++k)
-      table[b * wire::p_keys_per_block + k] = block.p_keys[k];
+  // The answer to a Get or Set of block `b` (a GetResp: the block as the
+  // port holds it) goes into `table`; once `missing` blocks have answered,
+  // `table` is what the SM knows the port holds. A block that gets no
+  // answer leaves the port unknown, so the next sweep reads it.
+  SmpIssuer::OnData table_answer(std::shared_ptr<std::vector<uint16_t>> table, std::shared_ptr<size_t> missing,
+                                 size_t b, Guid node_guid, uint8_t port) {
+    return [this, table, missing, b, node_guid, port](std::span<const uint8_t> data) {
+      auto block = wire::decode_p_key_table(data);
+      if (!block.ok()) return;
+      for (size_t k = 0; k < wire::p_keys_per_block && b * wire::p_keys_per_block + k < table->size(); ++k)
+        (*table)[b * wire::p_keys_per_block + k] = block->p_keys[k];
+      if (--*missing == 0) state_.p_key_tables[node_guid][port] = *table;
+    };
+  }
+
+  // A switch's tables are all reached at the switch (the modifier names
+  // the port); a CA's through the port itself.
+  std::optional<DrPath> p_key_path(NodeIndex n, uint8_t port) const {
+    if (found().node(n).is_switch()) return report_.discovery.paths[n.value];
+    return path_into(n, port);
   }
 
   void set_p_key_table(NodeIndex n, uint8_t port, const std::vector<uint16_t>& want) {
@@ -374,8 +385,7 @@ class HeavySweep {
     if (mem_node == state_.p_key_tables.end()) return;  // not read: reported as it failed
     auto mem = mem_node->second.find(port);
     if (mem == mem_node->second.end()) return;
-    std::optional<DrPath> path =
-        node.is_switch() ? std::optional<DrPath>(report_.discovery.paths[n.value]) : path_into(n, port);
+    std::optional<DrPath> path = p_key_path(n, port);
     if (!path) return;
     std::vector<size_t> differ;
     std::vector<uint16_t>& held = mem->second;
@@ -400,12 +410,7 @@ class HeavySweep {
       ++report_.pkey_sets;
       smp_.set(*path, wire::smp_attr::p_key_table, p_key_modifier(node, port, b), block,
                fmt::format("P_Key block {} set on {}", b, port_name(node, port)),
-               [this, table, missing, b, guid = node.node_guid, port](std::span<const uint8_t> data) {
-                 auto answer = wire::decode_p_key_table(data);
-                 if (!answer.ok()) return;
-                 copy_block(*answer, b, *table);
-                 if (--*missing == 0) state_.p_key_tables[guid][port] = *table;
-               });
+               table_answer(table, missing, b, node.node_guid, port));
     }
   }
 

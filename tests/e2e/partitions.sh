@@ -93,20 +93,17 @@ echo "the switch port facing host-2 holds its keys and was asked to enforce both
 lid_of() { port_lid "$1"; }
 l1=$(lid_of host-1); l2=$(lid_of host-2); l3=$(lid_of host-3)
 q() { SIM_HOST=host-2 sim_client timeout 20 "$IBSM" query --timeout 5000 "$@"; }
-q PR SLID="$l1" DLID="$l2" --json > pr12.json || fail "PR host-1 -> host-2 failed"
-python3 - pr12.json <<'EOF' || fail "PR host-1 -> host-2: $(cat pr12.json)"
+expect_path() {  # expect_path SLID DLID P_KEY: one path, carrying that P_Key
+  q PR SLID="$1" DLID="$2" --json > "pr.$1.$2.json" || fail "PR $1 -> $2 failed"
+  python3 - "pr.$1.$2.json" "$3" <<'EOF' || fail "PR $1 -> $2: $(cat "pr.$1.$2.json")"
 import json, sys
 recs = json.load(open(sys.argv[1]))
 assert len(recs) == 1, recs
-assert int(str(recs[0]["P_Key"]), 0) == 0x8010, recs[0]
+assert int(str(recs[0]["P_Key"]), 0) == int(sys.argv[2], 0), recs[0]
 EOF
-q PR SLID="$l2" DLID="$l3" --json > pr23.json || fail "PR host-2 -> host-3 failed"
-python3 - pr23.json <<'EOF' || fail "PR host-2 -> host-3: $(cat pr23.json)"
-import json, sys
-recs = json.load(open(sys.argv[1]))
-assert len(recs) == 1, recs
-assert int(str(recs[0]["P_Key"]), 0) == 0x0020, recs[0]
-EOF
+}
+expect_path "$l1" "$l2" 0x8010
+expect_path "$l2" "$l3" 0x0020
 if q PR SLID="$l1" DLID="$l3" --get > pr13.out 2> pr13.err; then
   fail "a path between host-1 (Red) and host-3 (Blue): $(cat pr13.out)"
 fi
@@ -122,17 +119,22 @@ SIM_HOST=host-2 sim_client timeout 20 saquery -p --src-to-dst "$l1:$l2" > sq12.o
 grep -qE "pkey\.+0x8010" sq12.out || fail "saquery host-1 -> host-2 has no P_Key 0x8010: $(cat sq12.out)"
 echo "paths within a partition, none across"
 
+# hup_and_sweep: SIGHUP the daemon, wait for the heavy sweep it forces.
+hup_and_sweep() {
+  local sweeps i
+  sweeps=$(grep -c "SUBNET UP" daemon.log)
+  kill -HUP "$DAEMON_PID"
+  for i in $(seq 1 100); do
+    [[ $(grep -c "SUBNET UP" daemon.log) -gt $sweeps ]] && return 0
+    sleep 0.1
+  done
+  fail "no heavy sweep after SIGHUP"
+}
+
 # --- SIGHUP with a bad file: the tables stay. With a good one: applied.
-cp partitions.conf good.conf
 printf 'Red=0x0010 : %s=full, %s=full ;\nBlue=0x0020, rate=99 : %s ;\n' "$guid_1" "$guid_3" "$guid_3" > partitions.conf
-sweeps=$(grep -c "SUBNET UP" daemon.log)
-kill -HUP "$DAEMON_PID"
-for i in $(seq 1 100); do
-  [[ $(grep -c "SUBNET UP" daemon.log) -gt $sweeps ]] && break
-  sleep 0.1
-done
+hup_and_sweep
 grep -q "partitions kept: partitions.conf:2:" daemon.log || fail "SIGHUP with a bad file: $(grep -i partition daemon.log | tail -3)"
-[[ $(grep -c "SUBNET UP" daemon.log) -gt $sweeps ]] || fail "no heavy sweep after SIGHUP"
 expect_pkeys host-2 0x7fff 0x8010 0x0020
 expect_pkeys host-3 0x7fff 0x8020
 echo "SIGHUP with a bad partitions file keeps the tables"
@@ -140,11 +142,6 @@ echo "SIGHUP with a bad partitions file keeps the tables"
 # host-3 joins Red as well: its Blue key keeps its index.
 printf 'Red=0x0010 : %s=full, %s=full, %s=full ;\nBlue=0x0020 : %s=full, %s ;\n' \
   "$guid_1" "$guid_2" "$guid_3" "$guid_3" "$guid_2" > partitions.conf
-sweeps=$(grep -c "SUBNET UP" daemon.log)
-kill -HUP "$DAEMON_PID"
-for i in $(seq 1 100); do
-  [[ $(grep -c "SUBNET UP" daemon.log) -gt $sweeps ]] && break
-  sleep 0.1
-done
+hup_and_sweep
 expect_pkeys host-3 0x7fff 0x8020 0x8010
 echo "SIGHUP applies a changed partitions file"

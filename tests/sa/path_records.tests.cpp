@@ -5,6 +5,7 @@
 // Reversible; P_Key; GID/LID resolution and its statuses; MultiPathRecord.
 #include "sa/path_records.h"
 
+#include <map>
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -687,26 +688,7 @@ TEST_CASE("path records respect partitions: shared key with a full member, reque
   // One switch, four hosts; the SM on H1. A: H1, H2 full. B: H3 full.
   // L: H2 and H3 limited. Everybody else is a limited member of the
   // Default partition (OpenSM's, with a file), the SM a full one.
-  std::istringstream net(R"(
-Switch 8 "S1"
-[1] "H1"[1]
-[2] "H2"[1]
-[3] "H3"[1]
-[4] "H4"[1]
-
-Hca 1 "H1"
-[1] "S1"[1]
-
-Hca 1 "H2"
-[1] "S1"[2]
-
-Hca 1 "H3"
-[1] "S1"[3]
-
-Hca 1 "H4"
-[1] "S1"[4]
-)");
-  Fabric f = must(read_netfile(net, "four hosts"));
+  Fabric f = test::one_switch_fabric({"H1", "H2", "H3", "H4"});
   std::map<std::string, Guid> guids;
   for (uint32_t i = 0; i < f.node_count(); ++i) guids[f.node(NodeIndex{i}).name] = f.node(NodeIndex{i}).port(1).guid;
   auto guid = [&](const char* name) { return guids.at(name); };

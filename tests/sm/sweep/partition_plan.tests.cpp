@@ -25,28 +25,7 @@ using test::SweepHarness;
 namespace {
 
 // One switch, three hosts and a router; the SM on H1.
-Fabric small_fabric() {
-  std::istringstream net(R"(
-Switch 8 "S1"
-[1] "H1"[1]
-[2] "H2"[1]
-[3] "H3"[1]
-[4] "R1"[1]
-
-Hca 1 "H1"
-[1] "S1"[1]
-
-Hca 1 "H2"
-[1] "S1"[2]
-
-Hca 1 "H3"
-[1] "S1"[3]
-
-Rt 1 "R1"
-[1] "S1"[4]
-)");
-  return must(read_netfile(net, "small"));
-}
+Fabric small_fabric() { return test::one_switch_fabric({"H1", "H2", "H3"}, {"R1"}); }
 
 NodeIndex node_named(const Fabric& f, const std::string& name) {
   for (uint32_t i = 0; i < f.node_count(); ++i)
