@@ -281,9 +281,11 @@ class HeavySweep {
         state_.p_key_tables.erase(mem);
         continue;
       }
-      for (uint8_t p = 0; p <= node.num_ports; ++p)
-        if (was_read(NodeIndex{i}, p) && (p != 0 || !node.is_switch()) && current(NodeIndex{i}, p).port_state != PortState::active)
-          mem->second.erase(p);
+      for (unsigned p = node.is_switch() ? 1 : 0; p <= node.num_ports; ++p) {
+        const auto port = static_cast<uint8_t>(p);
+        if (was_read(NodeIndex{i}, port) && current(NodeIndex{i}, port).port_state != PortState::active)
+          mem->second.erase(port);
+      }
     }
     // Plan against what the ports hold; read what the SM does not know.
     auto plan_now = [&] {
@@ -304,9 +306,9 @@ class HeavySweep {
     bool read_any = false;
     for (uint32_t i = 0; i < n_nodes; ++i) {
       const Node& node = f.node(NodeIndex{i});
-      for (uint8_t p = 0; p < plan.tables[i].size(); ++p)
-        if (!plan.tables[i][p].empty() && !known_table(node.node_guid, p))
-          read_any |= read_p_key_table(NodeIndex{i}, p, plan.tables[i][p].size());
+      for (size_t p = 0; p < plan.tables[i].size(); ++p)
+        if (!plan.tables[i][p].empty() && !known_table(node.node_guid, static_cast<uint8_t>(p)))
+          read_any |= read_p_key_table(NodeIndex{i}, static_cast<uint8_t>(p), plan.tables[i][p].size());
     }
     if (read_any) {
       smp_.run();
@@ -318,8 +320,8 @@ class HeavySweep {
       ++partition_problems_;
     }
     for (uint32_t i = 0; i < n_nodes; ++i)
-      for (uint8_t p = 0; p < plan.tables[i].size(); ++p)
-        if (!plan.tables[i][p].empty()) set_p_key_table(NodeIndex{i}, p, plan.tables[i][p]);
+      for (size_t p = 0; p < plan.tables[i].size(); ++p)
+        if (!plan.tables[i][p].empty()) set_p_key_table(NodeIndex{i}, static_cast<uint8_t>(p), plan.tables[i][p]);
     enforcement_ = std::move(plan.enforcement);
     smp_.run();
   }

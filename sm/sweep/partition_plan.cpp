@@ -197,7 +197,9 @@ PartitionPlan plan_partitions(const PartitionPlanInput& in) {
     const Node& node = f.node(NodeIndex{i});
     plan.tables[i].resize(size_t{node.num_ports} + 1);
     plan.enforcement[i].resize(size_t{node.num_ports} + 1);
-    for (uint8_t p = node.is_switch() ? 0 : 1; p <= (node.is_switch() ? 0 : node.num_ports); ++p) {
+    const unsigned last = node.is_switch() ? 0 : node.num_ports;
+    for (unsigned pn = node.is_switch() ? 0 : 1; pn <= last; ++pn) {
+      const auto p = static_cast<uint8_t>(pn);
       if (!was_read(i, p)) continue;
       const bool is_sm = in.sm_port.node == NodeIndex{i} && (node.is_switch() || in.sm_port.port == p);
       const WantedKeys want = wanted_keys(in.partitions, node, node.port(p).guid, is_sm, in.options);
@@ -216,7 +218,8 @@ PartitionPlan plan_partitions(const PartitionPlanInput& in) {
     if (!node.is_switch()) continue;
     const wire::SwitchInfo& si = switch_info(i);
     if (si.partition_enforcement_cap == 0) continue;  // cannot enforce (OpenSM leaves such ports alone)
-    for (uint8_t p = 1; p <= node.num_ports; ++p) {
+    for (unsigned pn = 1; pn <= node.num_ports; ++pn) {
+      const auto p = static_cast<uint8_t>(pn);
       const Port& port = node.port(p);
       if (!port.connected() || !was_read(i, p)) continue;
       const Node& peer = f.node(port.remote_node);

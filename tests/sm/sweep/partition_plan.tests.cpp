@@ -210,8 +210,9 @@ TEST_CASE("partitions: more keys than PartitionCap are a problem for that port; 
                                                                                             s.switch_info, {}),
                                                                 {}});
   size_t cap_problems = 0, enforcement_problems = 0;
+  const std::string h2_guid = fmt::format("{}", f.node(node_named(f, "H2")).node_guid);
   for (const std::string& p : plan.problems) {
-    if (p.find("PartitionCap 64") != std::string::npos && p.find(fmt::format("{}", f.node(node_named(f, "H2")).node_guid)) != std::string::npos) ++cap_problems;
+    if (p.find("PartitionCap 64") != std::string::npos && p.find(h2_guid) != std::string::npos) ++cap_problems;
     if (p.find("PartitionEnforcementCap") != std::string::npos && p.find("enforcement off") != std::string::npos)
       ++enforcement_problems;
   }
