@@ -39,4 +39,35 @@ bool ports_share_pkey(const SaSnapshot& s, const EndPort& a, const EndPort& b) {
   return false;
 }
 
+bool ports_share_this_pkey(const SaSnapshot& s, const EndPort& a, const EndPort& b, uint16_t pkey) {
+  const uint16_t partition = pkey & pkey_partition_mask;
+  if (partition == 0) return false;
+  bool in_a = false, in_b = false, full = false;
+  for (uint16_t k : pkeys_of(s, a))
+    if ((k & pkey_partition_mask) == partition) {
+      in_a = true;
+      full = full || (k & pkey_full_member_bit) != 0;
+    }
+  for (uint16_t k : pkeys_of(s, b))
+    if ((k & pkey_partition_mask) == partition) {
+      in_b = true;
+      full = full || (k & pkey_full_member_bit) != 0;
+    }
+  return in_a && in_b && full;
+}
+
+std::optional<uint16_t> shared_pkey(const SaSnapshot& s, const EndPort& a, const EndPort& b) {
+  std::optional<uint16_t> best;
+  for (uint16_t x : pkeys_of(s, a)) {
+    const uint16_t partition = x & pkey_partition_mask;
+    if (partition == 0 || (best && partition >= (*best & pkey_partition_mask))) continue;
+    for (uint16_t y : pkeys_of(s, b))
+      if ((y & pkey_partition_mask) == partition && ((x | y) & pkey_full_member_bit) != 0) {
+        best = x;
+        break;
+      }
+  }
+  return best;
+}
+
 }  // namespace ibsm::sa

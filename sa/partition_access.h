@@ -12,16 +12,18 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "mad/base/types.h"
 #include "mad/wire/field.h"
+#include "mad/wire/p_key_table.h"
 #include "sa/snapshot.h"
 
 namespace ibsm::sa {
 
 inline constexpr uint16_t pkey_partition_mask = 0x7FFF;
 inline constexpr uint16_t pkey_full_member_bit = 0x8000;
-inline constexpr uint16_t default_pkey = 0xFFFF;
+inline constexpr uint16_t default_pkey = wire::default_p_key;
 
 // The end port a request from `lid` came from, or nullptr.
 inline const EndPort* requester_port(const SaSnapshot& s, Lid lid) { return s.by_lid(lid); }
@@ -40,5 +42,15 @@ bool port_has_pkey(const SaSnapshot& s, const EndPort& e, uint16_t pkey);
 
 // True when `a` and `b` share a partition with at least one full member.
 bool ports_share_pkey(const SaSnapshot& s, const EndPort& a, const EndPort& b);
+
+// True when `a` and `b` both hold the partition of `pkey` and at least one
+// of them is a full member of it.
+bool ports_share_this_pkey(const SaSnapshot& s, const EndPort& a, const EndPort& b, uint16_t pkey);
+
+// The P_Key a path between `a` and `b` carries when none is asked for:
+// OpenSM's choice (osm_physp_find_common_pkey), the lowest partition number
+// both hold with at least one full member, as `a` holds it (its membership
+// bit). nullopt: they share none, and no path is given.
+std::optional<uint16_t> shared_pkey(const SaSnapshot& s, const EndPort& a, const EndPort& b);
 
 }  // namespace ibsm::sa

@@ -9,6 +9,7 @@
 #include "mad/wire/sa/path_record.h"
 #include "mad/wire/sa_header.h"
 #include "sa/link_rate.h"
+#include "sa/partition_access.h"
 
 namespace ibsm::sa {
 namespace {
@@ -18,8 +19,6 @@ using wire::Field;
 
 constexpr int kMaxHops = 64;                 // OpenSM's bound on a traced path
 constexpr uint32_t kMultiPathDefaultCap = 127;  // OpenSM's paths per GetMulti without NumbPath
-constexpr uint16_t kDefaultPKey = 0xFFFF;
-constexpr uint16_t kPKeyBase = 0x7FFF;  // P_Key without the membership bit
 constexpr uint8_t kMaxMtuCode = 5;      // 4096 bytes (IBA 14.2.5.6)
 
 namespace pf = wire::path_record_fields;
@@ -135,6 +134,9 @@ struct PathRequest {
   uint32_t per_pair = UINT32_MAX;  // paths per port pair at most
   bool slid_fixed = false;
   bool dlid_fixed = false;
+  // The requesting port: it sees paths only between ports it shares a
+  // partition with (OpenSM); null (not known) sees every path.
+  const EndPort* requester = nullptr;
 };
 
 bool gid_on_subnet(const SaSnapshot& s, const wire::Gid& gid) {
@@ -253,7 +255,7 @@ bool apply_packet_life_time(uint8_t selector, uint8_t required, uint8_t value) {
 // The path record for one (SLID, DLID) of a port pair, written into `out`
 // (64 zeroed bytes); false when there is no such path or it does not match.
 bool lid_pair_path(const SaSnapshot& s, const PathRequest& q, const EndPort& src, const EndPort& dst, Lid slid,
-                   Lid dlid, uint8_t preference, std::span<uint8_t> out) {
+                   Lid dlid, uint8_t preference, uint16_t p_key, std::span<uint8_t> out) {
   Tracer there(s, src, dst, dlid), back(s, dst, src, slid);
   while (there.running() || back.running()) {
     if (there.running()) there.step();
@@ -293,7 +295,7 @@ bool lid_pair_path(const SaSnapshot& s, const PathRequest& q, const EndPort& src
   if (q.mask & kTClass) r.tclass = q.t.tclass;
   r.reversible = reversible;
   r.numb_path = 0;
-  r.p_key = raw ? 0 : (q.mask & kPKey) ? q.t.p_key : kDefaultPKey;
+  r.p_key = raw ? 0 : p_key;
   if (q.mask & kQosClass) r.qos_class = q.t.qos_class;
   r.sl = s.path_sl ? static_cast<uint8_t>(s.path_sl(slid, dlid) & 0x0F) : 0;
   r.mtu_selector = r.rate_selector = r.packet_life_time_selector = wire::sa_selector::exactly;
@@ -310,6 +312,23 @@ bool lid_pair_path(const SaSnapshot& s, const PathRequest& q, const EndPort& src
 void port_pair_paths(const SaSnapshot& s, const PathRequest& q, const EndPort& src, const EndPort& dst,
                      Answers& answers) {
   if (src.base_lid.value == 0 || dst.base_lid.value == 0) return;
+  // Partitions (IBA 10.9.2, 15.4): the pair shares the asked P_Key, or else
+  // the path carries one they share; raw packets carry none.
+  const bool raw = (q.mask & kRawTraffic) && q.t.raw_traffic;
+  uint16_t p_key = 0;
+  if (!raw) {
+    if (q.mask & kPKey) {
+      if (!ports_share_this_pkey(s, src, dst, q.t.p_key)) return;
+      p_key = q.t.p_key;
+    } else {
+      const auto shared = shared_pkey(s, src, dst);
+      if (!shared) return;
+      p_key = *shared;
+    }
+  }
+  if (q.requester != nullptr && q.requester != &src &&
+      !(ports_share_pkey(s, *q.requester, src) && ports_share_pkey(s, *q.requester, dst)))
+    return;
   const uint32_t s_lo = q.slid_fixed ? q.t.slid.value : src.base_lid.value;
   const uint32_t s_hi = q.slid_fixed ? s_lo : s_lo + (1u << src.lmc) - 1;
   const uint32_t d_lo = q.dlid_fixed ? q.t.dlid.value : dst.base_lid.value;
@@ -319,7 +338,7 @@ void port_pair_paths(const SaSnapshot& s, const PathRequest& q, const EndPort& s
   auto try_pair = [&](uint32_t sl, uint32_t dl, uint8_t preference) {
     std::span<uint8_t> rec = answers.next();
     if (lid_pair_path(s, q, src, dst, Lid{static_cast<uint16_t>(sl)}, Lid{static_cast<uint16_t>(dl)}, preference,
-                      rec)) {
+                      p_key, rec)) {
       answers.keep();
       ++found;
     } else {
@@ -350,9 +369,11 @@ void finish_request(PathRequest& q) {
   if (!(q.mask & kPltSelector)) q.compared |= q.mask & kPlt;
 }
 
-// The P_Key of the template names the default partition (or is not asked).
-bool p_key_allowed(const PathRequest& q) {
-  return !(q.mask & kPKey) || (q.t.p_key & kPKeyBase) == (kDefaultPKey & kPKeyBase);
+// A P_Key in the template must be one the requester holds: a port asks for
+// paths of its own partitions only (OpenSM answers none for the others).
+bool p_key_allowed(const SaSnapshot& s, const PathRequest& q) {
+  if (!(q.mask & kPKey) || ((q.mask & kRawTraffic) && q.t.raw_traffic)) return true;
+  return q.requester == nullptr || port_has_pkey(s, *q.requester, q.t.p_key);
 }
 
 SaQueryResult path_record_query(const SaSnapshot& s, const SaQuery& query) {
@@ -384,7 +405,8 @@ SaQueryResult path_record_query(const SaSnapshot& s, const SaQuery& query) {
     src = by_lid;
     q.slid_fixed = true;
   }
-  if (src == nullptr) src = s.by_lid(query.requester);
+  q.requester = s.by_lid(query.requester);
+  if (src == nullptr) src = q.requester;
 
   const EndPort* dst = nullptr;
   if (q.mask & kDgid) {
@@ -397,7 +419,7 @@ SaQueryResult path_record_query(const SaSnapshot& s, const SaQuery& query) {
     dst = by_lid;
     q.dlid_fixed = true;
   }
-  if (src == nullptr || !p_key_allowed(q) || q.per_pair == 0) return answers.finish();
+  if (src == nullptr || !p_key_allowed(s, q) || q.per_pair == 0) return answers.finish();
 
   if (dst != nullptr) {
     port_pair_paths(s, q, *src, *dst, answers);
@@ -467,7 +489,8 @@ SaQueryResult multi_path_query(const SaSnapshot& s, const SaQuery& query) {
     if (port_at(i) == nullptr) return status_only(wire::sa_status::req_gid_invalid);
 
   Answers answers(false, cap);
-  if (!p_key_allowed(q) || cap == 0) return answers.finish();
+  q.requester = s.by_lid(query.requester);
+  if (!p_key_allowed(s, q) || cap == 0) return answers.finish();
   for (size_t i = 0; i < n_src && !answers.full(); ++i)
     for (size_t j = 0; j < n_dst && !answers.full(); ++j)
       port_pair_paths(s, q, *port_at(i), *port_at(n_src + j), answers);

@@ -20,8 +20,8 @@
 //    destination port over ACTIVE links. MTU = the smallest link MTU, Rate =
 //    the slowest link (PortLink in snapshot.h), PacketLifeTime = the subnet's
 //    (SaSnapshot::path_packet_life_time; 0 from a port to itself, IBA 1.2
-//    table 205), SL = SaSnapshot::path_sl, P_Key = the default partition
-//    0xFFFF. Reversible = the route back from the destination to the SLID
+//    table 205), SL = SaSnapshot::path_sl, P_Key as below. Reversible =
+//    the route back from the destination to the SLID
 //    exists too; with Reversible=1 in the mask only such paths answer.
 //    NumbPath answers 0 (OpenSM's convention). Selectors are answered as
 //    "exactly" (2).
@@ -35,9 +35,15 @@
 //    An MTU or Rate value with its selector that names no MTU/rate:
 //    ERR_REQ_INVALID. A selector without its value is ignored; a value
 //    without its selector must equal the path's.
-//  - P_Key in the mask must be the default partition with either membership
-//    bit (0xFFFF or 0x7FFF) and is answered as asked; RawTraffic=1 answers
-//    P_Key 0 (raw packets carry none). ServiceID, FlowLabel, HopLimit, TClass
+//  - Partitions (IBA 10.9, as OpenSM answers): a P_Key in the mask must be
+//    held by the requester (else no path at all) and shared by the pair with
+//    at least one full member, and is answered as asked; without it the path
+//    carries the lowest partition the pair shares with a full member, as the
+//    source holds it (partition_access.h: shared_pkey), and a pair sharing
+//    none has no path. A requester (by its LID) is told only of paths between
+//    ports it shares a partition with. RawTraffic=1 answers P_Key 0 (raw
+//    packets carry none) whatever the partitions. ServiceID, FlowLabel,
+//    HopLimit, TClass
 //    and QoSClass are the requester's choice: answered as asked when in the
 //    mask, else 0 (HopLimit 0: a path inside the subnet needs no GRH; Linux
 //    adds one when HopLimit > 0). The remaining masked components (SL,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -41,7 +42,7 @@ constexpr const char* kUsage =
     "and reconfigures on change. With other SMs on the subnet it is elected master\n"
     "by priority (then the lower port GUID), or goes STANDBY, polls the master and\n"
     "mirrors its SA, and takes over when the master stops answering. SIGHUP reloads\n"
-    "the config file and forces a heavy sweep, SIGTERM stops it.\n"
+    "the config and partitions files and forces a heavy sweep, SIGTERM stops it.\n"
     "\n"
     "options (OpenSM's flags where they apply; the config keys in brackets):\n"
     "  -o, --once               configure once and exit: 0 on SUBNET UP, 1 otherwise\n"
@@ -58,6 +59,9 @@ constexpr const char* kUsage =
     "  -a, --root_guid_file F   updn's root switches, one node GUID per line [root_guid_file]\n"
     "  -U, --lfts_file F        the file engine's tables: dump_lfts output or\n"
     "                           opensm-lfts.dump [lfts_file]\n"
+    "  -P, --Pconfig FILE       partitions, OpenSM's partitions.conf (default\n"
+    "                           /etc/opensm/partitions.conf; absent there: every port a\n"
+    "                           full member of the Default partition) [partition_config_file]\n"
     "  -f, --log_file FILE      log to FILE instead of standard error [log_file]\n"
     "  -t, --timeout MS         SMP answer timeout [transaction_timeout]\n"
     "      --retries N          further attempts after a timeout [transaction_retries]\n"
@@ -111,6 +115,7 @@ constexpr FlagKey kFlagKeys[] = {
     {"--routing_engine", "-R", "routing_engine", true},
     {"--root_guid_file", "-a", "root_guid_file", true},
     {"--lfts_file", "-U", "lfts_file", true},
+    {"--Pconfig", "-P", "partition_config_file", true},
     {"--log_file", "-f", "log_file", true},
     {"--timeout", "-t", "transaction_timeout", true},
     {"--retries", "", "transaction_retries", true},
@@ -171,6 +176,24 @@ Status load_config(const std::optional<std::string>& file, const FlagValues& fla
     if (!s.ok()) errors.push_back(key + ": " + s.message());
   }
   return {};
+}
+
+// The partitions file the config names, read: null when it is absent at
+// the default path (OpenSM then applies its Default partition). A file named
+// otherwise (-P, the config key) must be there; a bad one is an error naming
+// file:line.
+Result<std::shared_ptr<const PartitionConfig>> load_partitions(const SmConfig& config) {
+  const std::string& path = config.partition_config_file;
+  if (path.empty()) return std::shared_ptr<const PartitionConfig>();
+  std::error_code ec;
+  if (path == default_partition_config_file && !std::filesystem::exists(path, ec))
+    return std::shared_ptr<const PartitionConfig>();
+  auto text = read_text_file(path);
+  if (!text.ok()) return text.status();
+  std::istringstream in(*text);
+  auto read = read_partitions_conf(in, path);
+  if (!read.ok()) return read.status();
+  return std::make_shared<const PartitionConfig>(std::move(*read));
 }
 
 // What the edge does after each sweep that configured the subnet: the cache
@@ -272,6 +295,11 @@ int cmd_run(int argc, char** argv) {
     std::fprintf(stderr, "ibsm run: %s\n", engines.status().message().c_str());
     return 2;
   }
+  auto partitions = load_partitions(config);
+  if (!partitions.ok()) {
+    std::fprintf(stderr, "ibsm run: %s\n", partitions.status().message().c_str());
+    return 2;
+  }
   FileLogSink log(level_of(config.log_level));
   if (Status s = log.open(config.log_file); !s.ok()) {
     std::fprintf(stderr, "ibsm run: %s\n", s.message().c_str());
@@ -285,7 +313,8 @@ int cmd_run(int argc, char** argv) {
   if (!config.honor_guid2lid_file) state.guid2lid.clear();
 
   // The SIGHUP reload: the config file again, the flags over it; the
-  // manager takes the hot-reloadable keys.
+  // manager takes the hot-reloadable keys. Then the partitions file: a bad
+  // one is reported and nothing of it applied, the previous partitions stay.
   auto on_hup = [&](SubnetManager& sm) {
     SmConfig next;
     std::vector<std::string> bad;
@@ -295,6 +324,12 @@ int cmd_run(int argc, char** argv) {
                 s.ok() ? bad.front() : s.message());
       sm.request_heavy_sweep();
       return;
+    }
+    auto reread = load_partitions(next);
+    if (!reread.ok()) {
+      ibsm::log(log, LogLevel::error, Subsystem::tools, "SIGHUP: partitions kept: {}", reread.status().message());
+    } else {
+      sm.set_partitions(std::move(*reread));
     }
     ibsm::log(log, LogLevel::info, Subsystem::tools, "SIGHUP: heavy sweep, configuration reloaded");
     sm.reconfigure(next);
@@ -324,6 +359,7 @@ int cmd_run(int argc, char** argv) {
       return 2;
     }
     SubnetManager& m = **sm;
+    m.set_partitions(*partitions);
     int64_t sweeps_left = once ? (sweeps ? *sweeps : 1) : 0;
     m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) {
       after_sweep(r, elapsed, m, config, once, log);
@@ -366,6 +402,7 @@ int cmd_run(int argc, char** argv) {
     return 2;
   }
   SubnetManager& m = **sm;
+  m.set_partitions(*partitions);
   m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) { after_sweep(r, elapsed, m, config, once, log); });
   if (once) {
     run_loop(m, **transport, clock, [&] { return once_done(m); }, [&] { on_hup(m); });

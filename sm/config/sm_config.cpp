@@ -85,6 +85,14 @@ std::string set_routing(SmConfig& c, std::string_view v) {
   return {};
 }
 
+std::string set_part_enforce(SmConfig& c, std::string_view v) {
+  auto e = parse_part_enforce(v);
+  if (!e) return fmt::format("'{}' is not both, in, out or off", v);
+  c.part_enforce = *e;
+  return {};
+}
+std::string get_part_enforce(const SmConfig& c) { return std::string(part_enforce_name(c.part_enforce)); }
+
 constexpr ConfigKey kKeys[] = {
     {"guid", "port GUID to bind to (0: the first port whose link is up)", false, set_guid, get_guid},
     {"lmc", "LID mask control: each CA port gets 2^lmc LIDs (0-7)", false, set_number<&SmConfig::lmc, 0, 7>,
@@ -136,6 +144,13 @@ constexpr ConfigKey kKeys[] = {
      set_string<&SmConfig::dump_files_dir>, get_string<&SmConfig::dump_files_dir>},
     {"honor_guid2lid_file", "give ports the LIDs the guid2lid file records", false,
      set_bool<&SmConfig::honor_guid2lid_file>, get_bool<&SmConfig::honor_guid2lid_file>},
+    {"partition_config_file", "partitions (OpenSM's partitions.conf); absent at the default path: every port a full "
+     "member of the Default partition 0x7fff", true, set_string<&SmConfig::partition_config_file>,
+     get_string<&SmConfig::partition_config_file>},
+    {"part_enforce", "partition enforcement on switch ports facing CAs and routers: both, in, out or off", true,
+     set_part_enforce, get_part_enforce},
+    {"allow_both_pkeys", "a port may be a full and a limited member of one partition (member flag 'both')", true,
+     set_bool<&SmConfig::allow_both_pkeys>, get_bool<&SmConfig::allow_both_pkeys>},
 };
 
 }  // namespace

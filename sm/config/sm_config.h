@@ -14,8 +14,12 @@
 
 #include "mad/base/status.h"
 #include "mad/base/types.h"
+#include "sm/fabric/partitions_conf.h"
 
 namespace ibsm {
+
+// OpenSM's OSM_DEFAULT_PARTITION_CONFIG_FILE.
+inline constexpr std::string_view default_partition_config_file = "/etc/opensm/partitions.conf";
 
 struct SmConfig {
   Guid port_guid;                  // guid: the local port to bind (0: first active)
@@ -51,6 +55,11 @@ struct SmConfig {
   std::string cache_dir = "/var/cache/ibsm";  // guid2lid and switch-table caches
   std::string dump_files_dir;             // dump_files_dir: write OpenSM-format dumps there
   bool honor_guid2lid_file = true;        // honor_guid2lid_file
+  // partition_config_file (-P): OpenSM's partitions.conf. Absent at the
+  // default path: OpenSM's Default partition (every port a full member).
+  std::string partition_config_file = std::string(default_partition_config_file);
+  PartEnforce part_enforce = PartEnforce::both;  // part_enforce
+  bool allow_both_pkeys = false;                 // allow_both_pkeys
 };
 
 // One row of the table.

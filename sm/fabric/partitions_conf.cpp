@@ -394,4 +394,20 @@ Result<PartitionConfig> read_partitions_conf(std::istream& in, std::string_view 
   return std::move(reader.config);
 }
 
+std::string_view part_enforce_name(PartEnforce e) {
+  switch (e) {
+    case PartEnforce::both: return "both";
+    case PartEnforce::in: return "in";
+    case PartEnforce::out: return "out";
+    case PartEnforce::off: return "off";
+  }
+  return "both";
+}
+
+std::optional<PartEnforce> parse_part_enforce(std::string_view word) {
+  for (PartEnforce e : {PartEnforce::both, PartEnforce::in, PartEnforce::out, PartEnforce::off})
+    if (word == part_enforce_name(e)) return e;
+  return std::nullopt;
+}
+
 }  // namespace ibsm

@@ -105,6 +105,21 @@ struct PartitionConfig {
   std::vector<Partition> partitions;  // in file order
 };
 
+// OpenSM's part_enforce: which directions a switch port facing a CA or
+// router filters by its P_Key table (PortInfo:PartitionEnforcementInbound/
+// Outbound, IBA 14.2.5.6); off leaves both bits clear.
+enum class PartEnforce : uint8_t { both, in, out, off };
+std::string_view part_enforce_name(PartEnforce e);
+std::optional<PartEnforce> parse_part_enforce(std::string_view word);
+
+// How the partitions are applied (OpenSM's option names and defaults).
+struct PartitionOptions {
+  PartEnforce enforce = PartEnforce::both;
+  // allow_both_pkeys: a port may hold a partition's key twice, full and
+  // limited (member flag "both"); off, "both" means full.
+  bool allow_both_pkeys = false;
+};
+
 Result<PartitionConfig> read_partitions_conf(std::istream& in, std::string_view source_name);
 
 }  // namespace ibsm

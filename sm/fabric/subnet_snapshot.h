@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "mad/wire/port_info.h"
 #include "mad/wire/switch_info.h"
 #include "sm/fabric/fabric.h"
+#include "sm/fabric/partitions_conf.h"
 
 namespace ibsm {
 
@@ -36,6 +38,10 @@ struct SubnetSnapshot {
   // By NodeIndex, then port: the whole P_Key table as the sweep leaves it
   // (empty for a port never read).
   std::vector<std::vector<std::vector<uint16_t>>> p_keys;
+  // The partitions in effect (the built-in Default partition, then the
+  // file's): what the tables were planned from, and what the SA makes the
+  // IPoIB broadcast groups from. Null only for a hand-made snapshot.
+  std::shared_ptr<const PartitionConfig> partitions;
   uint64_t subnet_prefix = 0;
   uint8_t subnet_timeout = 18;  // PortInfo:SubnetTimeOut as programmed
   std::string routing_engine;   // the engine actually used

@@ -135,6 +135,8 @@ SweepConfig SubnetManager::sweep_config() const {
   s.subnet.head_of_queue_life = config_.head_of_queue_lifetime;
   s.switch_life_time = config_.packet_life_time;
   s.route = route_;
+  s.partitions = partitions_;
+  s.partition_options = PartitionOptions{config_.part_enforce, config_.allow_both_pkeys};
   return s;
 }
 

@@ -85,6 +85,10 @@ class SubnetManager {
   // settings of `config` (sm_priority among them) from now on.
   void request_heavy_sweep() { heavy_due_ = true; }
   void reconfigure(const SmConfig& config);
+  // The partitions file as read (null: none, OpenSM's Default partition),
+  // from the next heavy sweep on. The edge reads the file, at start and at
+  // SIGHUP; a bad one is not handed over, so the previous stay.
+  void set_partitions(std::shared_ptr<const PartitionConfig> partitions) { partitions_ = std::move(partitions); }
 
   uint8_t state() const { return state_; }
   bool is_master() const { return state_ == wire::sm_state::master; }
@@ -147,6 +151,7 @@ class SubnetManager {
   const Clock& clock_;
   SmConfig config_;
   routing::EngineSettings engines_;
+  std::shared_ptr<const PartitionConfig> partitions_;
   LogSink& log_;
   RouteFunction route_;
   MadDispatcher dispatcher_;

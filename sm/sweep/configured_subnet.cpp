@@ -60,12 +60,6 @@ wire::SwitchInfo made_up_switch_info(const Node& node, uint16_t partition_cap) {
   return si;
 }
 
-std::vector<uint16_t> reset_p_key_table(size_t entries) {
-  std::vector<uint16_t> t(entries, 0);
-  if (!t.empty()) t[0] = wire::default_p_key;
-  return t;
-}
-
 }  // namespace
 
 void apply_managed(wire::PortInfo& held, const wire::PortInfo& written) {
@@ -79,6 +73,8 @@ void apply_managed(wire::PortInfo& held, const wire::PortInfo& written) {
   held.vl_stall_count = written.vl_stall_count;
   held.neighbor_mtu = written.neighbor_mtu;
   held.operational_vls = written.operational_vls;
+  held.partition_enforcement_inbound = written.partition_enforcement_inbound;
+  held.partition_enforcement_outbound = written.partition_enforcement_outbound;
 }
 
 wire::SwitchInfo programmed_switch_info(wire::SwitchInfo si, uint16_t linear_fdb_top, uint8_t life_time) {
@@ -88,21 +84,17 @@ wire::SwitchInfo programmed_switch_info(wire::SwitchInfo si, uint16_t linear_fdb
   return si;
 }
 
-std::vector<std::vector<std::vector<uint16_t>>> reset_p_keys(const Fabric& f,
-                                                             const std::vector<std::vector<wire::PortInfo>>& port_info,
-                                                             const std::vector<wire::SwitchInfo>& switch_info,
-                                                             uint16_t ca_cap, uint16_t switch_cap) {
-  std::vector<std::vector<std::vector<uint16_t>>> out(f.node_count());
+PKeyTables reset_p_keys(const Fabric& f, const std::vector<std::vector<wire::PortInfo>>& port_info,
+                        const std::vector<wire::SwitchInfo>& switch_info, PartitionCaps caps) {
+  PKeyTables out(f.node_count());
+  const wire::SwitchInfo none;
   for (uint32_t i = 0; i < f.node_count(); ++i) {
     const Node& node = f.node(NodeIndex{i});
     out[i].resize(size_t{node.num_ports} + 1);
-    const uint16_t cap = node.partition_cap != 0 ? node.partition_cap : (node.is_switch() ? switch_cap : ca_cap);
     for (uint8_t p = 0; p <= node.num_ports; ++p) {
       if (i >= port_info.size() || p >= port_info[i].size() || port_info[i][p].port_state == PortState::no_change)
         continue;
-      const size_t entries =
-          node.is_switch() && p != 0 && i < switch_info.size() ? switch_info[i].partition_enforcement_cap : cap;
-      out[i][p] = reset_p_key_table(entries);
+      out[i][p] = reset_p_key_table(p_key_capacity(node, p, i < switch_info.size() ? switch_info[i] : none, caps));
     }
   }
   return out;
@@ -170,7 +162,20 @@ Result<SubnetSnapshot> configured_subnet(SubnetParts parts, const SubnetDefaults
     const uint16_t top = s.lfts[i].empty() ? read.linear_fdb_top : static_cast<uint16_t>(s.lfts[i].size() - 1);
     s.switch_info[i] = programmed_switch_info(read, top, d.switch_life_time);
   }
-  s.p_keys = reset_p_keys(f, s.port_info, s.switch_info, d.ca_partition_cap, d.switch_partition_cap);
+  // The partitions as a sweep applies them to ports in their reset state.
+  s.p_keys = reset_p_keys(f, s.port_info, s.switch_info, d.partition_caps);
+  auto in_effect = std::make_shared<const PartitionConfig>(partitions_in_effect(d.partitions.get()));
+  PartitionPlan plan = plan_partitions(PartitionPlanInput{f, *in_effect, s.sm_port, d.partition_options, s.port_info,
+                                                          s.switch_info, s.p_keys, d.partition_caps});
+  for (uint32_t i = 0; i < n_nodes; ++i)
+    for (size_t p = 0; p < plan.tables[i].size(); ++p) {
+      if (!plan.tables[i][p].empty()) s.p_keys[i][p] = std::move(plan.tables[i][p]);
+      if (const auto& e = plan.enforcement[i][p]) {
+        s.port_info[i][p].partition_enforcement_inbound = e->inbound;
+        s.port_info[i][p].partition_enforcement_outbound = e->outbound;
+      }
+    }
+  s.partitions = std::move(in_effect);
   return s;
 }
 

@@ -6,12 +6,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "mad/base/status.h"
 #include "mad/wire/port_info.h"
 #include "mad/wire/switch_info.h"
+#include "sm/fabric/partitions_conf.h"
 #include "sm/fabric/subnet_snapshot.h"
+#include "sm/sweep/partition_plan.h"
 #include "sm/sweep/port_settings.h"
 
 namespace ibsm {
@@ -24,17 +27,11 @@ void apply_managed(wire::PortInfo& held, const wire::PortInfo& written);
 // PortStateChange cleared (writing 1 clears it, IBA 14.2.5.4).
 wire::SwitchInfo programmed_switch_info(wire::SwitchInfo read, uint16_t linear_fdb_top, uint8_t life_time);
 
-// Every read port's P_Key table as the sweep leaves it: the default
-// partition (0xFFFF, full member) at index 0 and the rest empty, the SMA's
-// reset state (IBA 10.9.1.2; ibsim and SimFabric start so), sized by
-// NodeInfo:PartitionCap (CA ports, switch port 0; `ca_cap`/`switch_cap`
-// when the model does not know it) or SwitchInfo:PartitionEnforcementCap
-// (switch ports 1..N). The sweep writes index 0 of CA ports only and never
-// reads the rest.
-std::vector<std::vector<std::vector<uint16_t>>> reset_p_keys(const Fabric& f,
-                                                             const std::vector<std::vector<wire::PortInfo>>& port_info,
-                                                             const std::vector<wire::SwitchInfo>& switch_info,
-                                                             uint16_t ca_cap, uint16_t switch_cap);
+// Every read port's P_Key table in the SMA's reset state (reset_p_key_table),
+// sized by p_key_capacity: what a port the partition plan leaves alone is
+// taken to hold (the sweep never reads those).
+PKeyTables reset_p_keys(const Fabric& f, const std::vector<std::vector<wire::PortInfo>>& port_info,
+                        const std::vector<wire::SwitchInfo>& switch_info, PartitionCaps caps);
 
 // A fabric that was not swept: LIDs, LMCs and port states set in `fabric`.
 struct SubnetParts {
@@ -53,13 +50,16 @@ struct SubnetDefaults {
   uint8_t switch_life_time = 0x12;  // SwitchInfo:LifeTimeValue (OpenSM's packet_life_time)
   // NodeInfo:PartitionCap when the model does not know it (0: a fabric from
   // a topology file or a generator).
-  uint16_t ca_partition_cap = 64;
-  uint16_t switch_partition_cap = 8;
+  PartitionCaps partition_caps;
+  // The partitions file as read; null: none (OpenSM's Default partition).
+  std::shared_ptr<const PartitionConfig> partitions;
+  PartitionOptions partition_options;
 };
 
 // The snapshot a sweep would leave on `parts`: each read port's PortInfo
 // updated as port_info_update computes it, SwitchInfo as programmed, P_Key
-// tables reset. Fails for an SM port outside the fabric or parts of the
+// tables and partition enforcement bits as the partition plan wants them
+// (from tables in the reset state). Fails for an SM port outside the fabric or parts of the
 // wrong size.
 Result<SubnetSnapshot> configured_subnet(SubnetParts parts, const SubnetDefaults& defaults);
 

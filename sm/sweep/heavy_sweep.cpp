@@ -7,6 +7,7 @@
 #include "mad/wire/p_key_table.h"
 #include "mad/wire/smp.h"
 #include "sm/sweep/configured_subnet.h"
+#include "sm/sweep/partition_plan.h"
 #include "sm/sweep/smp_issuer.h"
 
 namespace ibsm {
@@ -48,11 +49,12 @@ class HeavySweep {
 
     phase("read switches", [&] { read_unknown_switches(); });
     phase("program switches", [&] { program_switches(); });
+    phase("program partitions", [&] { program_partitions(); });
     phase("program ports", [&] { program_ports(); });
     phase("arm ports", [&] { change_states(PortState::init, PortState::armed); });
     phase("activate ports", [&] { change_states(PortState::armed, PortState::active); });
 
-    report_.subnet_up = report_.problems.empty() || only_discovery_problems();
+    report_.subnet_up = report_.problems.size() == discovery_problems_ + partition_problems_;
     ++state_.heavy_sweeps;
     report_.subnet = std::make_shared<const SubnetSnapshot>(take_snapshot());
     return std::move(report_);
@@ -68,8 +70,6 @@ class HeavySweep {
     log(log_, LogLevel::info, Subsystem::sweep, "phase {}: {:.3f} ms, {} mads", p.name, p.elapsed / 1000.0, p.mads);
     report_.phases.push_back(std::move(p));
   }
-
-  bool only_discovery_problems() const { return report_.problems.size() == discovery_problems_; }
 
   void discover() {
     DiscoveryOptions o;
@@ -232,7 +232,8 @@ class HeavySweep {
         const DrPath& path = *reach;
         const Port& target = configured_.node(n).port(p);
         auto update = port_info_update(current(n, p), subnet, PortAddress{target.base_lid, target.lmc},
-                                       p == 0 ? std::nullopt : peer_of(n, p), external);
+                                       p == 0 ? std::nullopt : peer_of(n, p), external,
+                                       external ? enforcement_[i][p] : std::nullopt);
         if (update && !worth_setting(node.node_guid, p, current(n, p), *update)) update.reset();
         if (update) {
           ++report_.port_info_sets;
@@ -252,7 +253,6 @@ class HeavySweep {
                      state_.ports[guid][p] = PortMemory{asked, managed_fields(*pi)};
                    });
         }
-        if (!node.is_switch()) ensure_default_pkey(node, path, p);
       }
     }
     smp_.run();
@@ -268,27 +268,158 @@ class HeavySweep {
     return !(mem->second.asked == managed_fields(want) && mem->second.held == managed_fields(now));
   }
 
-  void ensure_default_pkey(const Node& node, const DrPath& path, uint8_t port) {
-    Guid guid = node.port(port).guid;
-    auto known = state_.default_pkey_ok.find(guid);
-    if (known != state_.default_pkey_ok.end() && known->second) return;
-    std::string what = fmt::format("P_Key table of {}", port_name(node, port));
-    // A CA's modifier is the block number alone (the port is the one the SMP
-    // enters, IBA 14.2.5.7): block 0 holds index 0.
-    smp_.get(path, wire::smp_attr::p_key_table, 0, what + " get", [this, guid, path, what](std::span<const uint8_t> data) {
-      auto t = wire::decode_p_key_table(data);
-      if (!t.ok()) return;
-      if (t->p_keys[0] == wire::default_p_key) {
-        state_.default_pkey_ok[guid] = true;
-        return;
+  // P_Key tables (IBA 10.9, 14.2.5.7) as the partition plan wants them. A
+  // table the SM has no memory of is read first; then only blocks that
+  // differ are set, and the Set's answer is what the port holds. An
+  // unchanged fabric costs no P_Key MAD at all. The enforcement bits of
+  // switch ports facing end ports go with their PortInfo (program_ports).
+  void program_partitions() {
+    const Fabric& f = found();
+    const size_t n_nodes = f.node_count();
+    // The SM's memory of ports that may have been reset is dropped: an end
+    // port that is not ACTIVE (it went down, or its host restarted), a
+    // switch with an empty LFT (it restarted).
+    for (uint32_t i = 0; i < n_nodes; ++i) {
+      const Node& node = f.node(NodeIndex{i});
+      auto mem = state_.p_key_tables.find(node.node_guid);
+      if (mem == state_.p_key_tables.end()) continue;
+      if (node.is_switch() && report_.discovery.switch_info[i].linear_fdb_top == 0) {
+        state_.p_key_tables.erase(mem);
+        continue;
       }
-      // Index 0 holds the default partition, full member (IBA 10.9.1.2).
-      wire::PKeyTable want = *t;
-      want.p_keys[0] = wire::default_p_key;
+      for (unsigned p = node.is_switch() ? 1 : 0; p <= node.num_ports; ++p) {
+        const auto port = static_cast<uint8_t>(p);
+        if (was_read(NodeIndex{i}, port) && current(NodeIndex{i}, port).port_state != PortState::active)
+          mem->second.erase(port);
+      }
+    }
+    // Plan against what the ports hold; read what the SM does not know.
+    auto plan_now = [&] {
+      PKeyTables held(n_nodes);
+      for (uint32_t i = 0; i < n_nodes; ++i) {
+        const Node& node = f.node(NodeIndex{i});
+        held[i].resize(size_t{node.num_ports} + 1);
+        auto mem = state_.p_key_tables.find(node.node_guid);
+        if (mem == state_.p_key_tables.end()) continue;
+        for (const auto& [p, table] : mem->second)
+          if (p <= node.num_ports) held[i][p] = table;
+      }
+      return plan_partitions(PartitionPlanInput{f, partitions_in_effect_, snapshot_sm_port(), config_.partition_options,
+                                                report_.discovery.port_info, report_.discovery.switch_info, held,
+                                                PartitionCaps{}});
+    };
+    PartitionPlan plan = plan_now();
+    bool read_any = false;
+    for (uint32_t i = 0; i < n_nodes; ++i) {
+      const Node& node = f.node(NodeIndex{i});
+      for (size_t p = 0; p < plan.tables[i].size(); ++p)
+        if (!plan.tables[i][p].empty() && !known_table(node.node_guid, static_cast<uint8_t>(p)))
+          read_any |= read_p_key_table(NodeIndex{i}, static_cast<uint8_t>(p), plan.tables[i][p].size());
+    }
+    if (read_any) {
+      smp_.run();
+      plan = plan_now();  // keys the ports hold keep their index
+    }
+    for (auto& problem : plan.problems) {
+      log(log_, LogLevel::error, Subsystem::sweep, "{}", problem);
+      report_.problems.push_back(std::move(problem));
+      ++partition_problems_;
+    }
+    for (uint32_t i = 0; i < n_nodes; ++i)
+      for (size_t p = 0; p < plan.tables[i].size(); ++p)
+        if (!plan.tables[i][p].empty()) set_p_key_table(NodeIndex{i}, static_cast<uint8_t>(p), plan.tables[i][p]);
+    enforcement_ = std::move(plan.enforcement);
+    smp_.run();
+  }
+
+  PortRef snapshot_sm_port() const {
+    PortRef sm{report_.discovery.local_node, report_.discovery.local_port};
+    if (found().node(sm.node).is_switch()) sm.port = 0;
+    return sm;
+  }
+
+  bool known_table(Guid node_guid, uint8_t port) const {
+    auto mem = state_.p_key_tables.find(node_guid);
+    return mem != state_.p_key_tables.end() && mem->second.count(port) != 0;
+  }
+
+  // The P_KeyTable modifier: the block; on a switch, the port in bits 31-16
+  // (IBA 14.2.5.7; a CA's table is the one of the port the SMP enters).
+  static uint32_t p_key_modifier(const Node& node, uint8_t port, size_t block) {
+    return static_cast<uint32_t>(block) | (node.is_switch() ? uint32_t{port} << 16 : 0u);
+  }
+
+  // Whether a Get went out (false: no route into the port).
+  bool read_p_key_table(NodeIndex n, uint8_t port, size_t entries) {
+    const Node& node = found().node(n);
+    std::optional<DrPath> path = p_key_path(n, port);
+    if (!path) return false;
+    auto table = std::make_shared<std::vector<uint16_t>>(entries, 0);
+    auto missing = std::make_shared<size_t>((entries + wire::p_keys_per_block - 1) / wire::p_keys_per_block);
+    for (size_t b = 0; b * wire::p_keys_per_block < entries; ++b) {
+      ++report_.pkey_blocks_read;
+      smp_.get(*path, wire::smp_attr::p_key_table, p_key_modifier(node, port, b),
+               fmt::format("P_Key block {} get on {}", b, port_name(node, port)),
+               table_answer(table, missing, b, node.node_guid, port));
+    }
+    return true;
+  }
+
+  // The answer to a Get or Set of block `b` (a GetResp: the block as the
+  // port holds it) goes into `table`; once `missing` blocks have answered,
+  // `table` is what the SM knows the port holds. A block that gets no
+  // answer leaves the port unknown, so the next sweep reads it.
+  SmpIssuer::OnData table_answer(std::shared_ptr<std::vector<uint16_t>> table, std::shared_ptr<size_t> missing,
+                                 size_t b, Guid node_guid, uint8_t port) {
+    return [this, table, missing, b, node_guid, port](std::span<const uint8_t> data) {
+      auto block = wire::decode_p_key_table(data);
+      if (!block.ok()) return;
+      for (size_t k = 0; k < wire::p_keys_per_block && b * wire::p_keys_per_block + k < table->size(); ++k)
+        (*table)[b * wire::p_keys_per_block + k] = block->p_keys[k];
+      if (--*missing == 0) state_.p_key_tables[node_guid][port] = *table;
+    };
+  }
+
+  // A switch's tables are all reached at the switch (the modifier names
+  // the port); a CA's through the port itself.
+  std::optional<DrPath> p_key_path(NodeIndex n, uint8_t port) const {
+    if (found().node(n).is_switch()) return report_.discovery.paths[n.value];
+    return path_into(n, port);
+  }
+
+  void set_p_key_table(NodeIndex n, uint8_t port, const std::vector<uint16_t>& want) {
+    const Node& node = found().node(n);
+    auto mem_node = state_.p_key_tables.find(node.node_guid);
+    if (mem_node == state_.p_key_tables.end()) return;  // not read: reported as it failed
+    auto mem = mem_node->second.find(port);
+    if (mem == mem_node->second.end()) return;
+    std::optional<DrPath> path = p_key_path(n, port);
+    if (!path) return;
+    std::vector<size_t> differ;
+    std::vector<uint16_t>& held = mem->second;
+    held.resize(want.size(), 0);
+    for (size_t b = 0; b * wire::p_keys_per_block < want.size(); ++b)
+      for (size_t i = b * wire::p_keys_per_block; i < want.size() && i < (b + 1) * wire::p_keys_per_block; ++i)
+        if (held[i] != want[i]) {
+          differ.push_back(b);
+          break;
+        }
+    if (differ.empty()) return;
+    // The port's table is known again once every Set is answered (the
+    // answers say what it holds); a Set that gets none leaves it unknown,
+    // so the next sweep reads it.
+    auto table = std::make_shared<std::vector<uint16_t>>(std::move(held));
+    auto missing = std::make_shared<size_t>(differ.size());
+    mem_node->second.erase(mem);
+    for (size_t b : differ) {
+      wire::PKeyTable block;
+      for (size_t k = 0; k < wire::p_keys_per_block && b * wire::p_keys_per_block + k < want.size(); ++k)
+        block.p_keys[k] = want[b * wire::p_keys_per_block + k];
       ++report_.pkey_sets;
-      smp_.set(path, wire::smp_attr::p_key_table, 0, want, what + " set",
-               [this, guid](std::span<const uint8_t>) { state_.default_pkey_ok[guid] = true; });
-    });
+      smp_.set(*path, wire::smp_attr::p_key_table, p_key_modifier(node, port, b), block,
+               fmt::format("P_Key block {} set on {}", b, port_name(node, port)),
+               table_answer(table, missing, b, node.node_guid, port));
+    }
   }
 
   // Moves every cabled port (and switch port 0) that is in `from` to `to`.
@@ -342,9 +473,17 @@ class HeavySweep {
     }
     s.switch_info = std::move(written_switch_info_);
     s.switch_info.resize(s.fabric.node_count());
-    const SubnetDefaults defaults;
-    s.p_keys = reset_p_keys(s.fabric, s.port_info, s.switch_info, defaults.ca_partition_cap,
-                            defaults.switch_partition_cap);
+    // P_Key tables as the ports hold them (the answers to the Gets and
+    // Sets); a port the plan leaves alone in its reset state.
+    s.p_keys = reset_p_keys(s.fabric, s.port_info, s.switch_info, PartitionCaps{});
+    for (uint32_t i = 0; i < s.fabric.node_count(); ++i) {
+      const Node& node = s.fabric.node(NodeIndex{i});
+      auto mem = state_.p_key_tables.find(node.node_guid);
+      if (mem == state_.p_key_tables.end()) continue;
+      for (const auto& [p, table] : mem->second)
+        if (p <= node.num_ports && !s.p_keys[i][p].empty()) s.p_keys[i][p] = table;
+    }
+    s.partitions = std::make_shared<const PartitionConfig>(std::move(partitions_in_effect_));
     s.subnet_prefix = config_.subnet.subnet_prefix;
     s.subnet_timeout = config_.subnet.subnet_timeout;
     s.routing_engine = report_.routes.engine;
@@ -358,9 +497,15 @@ class HeavySweep {
   SweepState& state_;
   const SweepConfig& config_;
   LogSink& log_;
+  // What the tables are planned from; moved into the snapshot at the end.
+  PartitionConfig partitions_in_effect_ = partitions_in_effect(config_.partitions.get());
   SweepReport report_;
   SmpIssuer smp_;
   size_t discovery_problems_ = 0;
+  size_t partition_problems_ = 0;  // tables too small: reported, not a reason to sweep again
+  // By node and port: the enforcement bits the partition plan wants on
+  // switch ports facing end ports (unset: left alone).
+  std::vector<std::vector<std::optional<PortEnforcement>>> enforcement_;
   // PortInfo as configured (what we wrote), by node and port: the base of the
   // state-change Sets, which must write every configured field back unchanged.
   std::vector<std::vector<wire::PortInfo>> configured_info_;

@@ -14,6 +14,7 @@
 #include "mad/base/log.h"
 #include "mad/dispatcher.h"
 #include "sm/discovery/discovery.h"
+#include "sm/fabric/partitions_conf.h"
 #include "sm/fabric/subnet_snapshot.h"
 #include "sm/sweep/lid_assignment.h"
 #include "sm/sweep/port_settings.h"
@@ -41,6 +42,9 @@ struct SweepConfig {
   SubnetSettings subnet;       // sm_lid is filled in by the sweep
   uint8_t switch_life_time = 0x12;  // SwitchInfo:LifeTimeValue (OpenSM's packet_life_time)
   RouteFunction route;         // required
+  // The partitions file as read; null: none (OpenSM's Default partition).
+  std::shared_ptr<const PartitionConfig> partitions;
+  PartitionOptions partition_options;
   // Runs after discovery, before anything is written: the SM's election
   // (sm/manager). false stops the sweep there, because this SM is not the
   // one to configure the subnet (another SM is master or outranks it).
@@ -69,10 +73,13 @@ struct SweepReport {
   uint64_t lft_blocks_read = 0;   // blocks of switches the SM had no memory of (a takeover)
   uint64_t port_info_sets = 0;
   uint64_t switch_info_sets = 0;
-  uint64_t pkey_sets = 0;
+  uint64_t pkey_sets = 0;          // P_Key table blocks set
+  uint64_t pkey_blocks_read = 0;   // blocks of ports whose table the SM had no memory of
   uint64_t ports_armed = 0;
   uint64_t ports_activated = 0;
-  std::vector<std::string> problems;  // by GUID and port; the rest is still configured
+  // By GUID and port; the rest is still configured. Partition problems (a
+  // table too small for a port's keys) do not keep the subnet from coming up.
+  std::vector<std::string> problems;
   uint64_t total_mads() const;
 };
 

@@ -22,12 +22,13 @@ void leave_link_alone(wire::PortInfo& p) {
 ManagedPortFields managed_fields(const wire::PortInfo& p) {
   return ManagedPortFields{p.lid.value,       p.lmc,           p.master_sm_lid.value, p.master_sm_sl,
                            p.gid_prefix,      p.subnet_timeout, p.hoq_life,          p.vl_stall_count,
-                           p.neighbor_mtu,    p.operational_vls};
+                           p.neighbor_mtu,    p.operational_vls, p.partition_enforcement_inbound,
+                           p.partition_enforcement_outbound};
 }
 
 std::optional<wire::PortInfo> port_info_update(const wire::PortInfo& current, const SubnetSettings& subnet,
                                                const PortAddress& address, std::optional<PeerCaps> peer,
-                                               bool is_switch_external) {
+                                               bool is_switch_external, std::optional<PortEnforcement> enforcement) {
   wire::PortInfo want = current;
   if (!is_switch_external) {
     want.lid = address.base_lid;
@@ -39,6 +40,10 @@ std::optional<wire::PortInfo> port_info_update(const wire::PortInfo& current, co
   } else {
     want.hoq_life = subnet.head_of_queue_life;
     want.vl_stall_count = subnet.vl_stall_count;
+    if (enforcement) {
+      want.partition_enforcement_inbound = enforcement->inbound;
+      want.partition_enforcement_outbound = enforcement->outbound;
+    }
   }
   if (peer) {
     // Both ends must agree on what neither exceeds (IBA 7.6.1, 7.9.1).

@@ -51,18 +51,31 @@ struct ManagedPortFields {
   uint8_t vl_stall_count = 0;
   uint8_t neighbor_mtu = 0;
   uint8_t operational_vls = 0;
+  bool partition_enforcement_inbound = false;
+  bool partition_enforcement_outbound = false;
   bool operator==(const ManagedPortFields&) const = default;
+};
+
+// PortInfo:PartitionEnforcementInbound/Outbound of a switch port facing an
+// end port (IBA 14.2.5.6), as the partition plan wants them.
+struct PortEnforcement {
+  bool inbound = false;
+  bool outbound = false;
+  bool operator==(const PortEnforcement&) const = default;
 };
 ManagedPortFields managed_fields(const wire::PortInfo& info);
 
 // The PortInfo to Set so `current` ends up configured for the subnet, or
 // nullopt when it already is. `is_switch_port0` for a switch's management port,
-// `is_switch_external` for its ports 1..N (which carry no LID of their own).
-// Every field a Set may leave alone is set to its "no change" code (link
-// width/speed enables, port state, physical state, link-down default).
+// `is_switch_external` for its ports 1..N (which carry no LID of their own),
+// `enforcement` for those of them the partition plan filters (unset: left
+// as they are). Every field a Set may leave alone is set to its "no change"
+// code (link width/speed enables, port state, physical state, link-down
+// default).
 std::optional<wire::PortInfo> port_info_update(const wire::PortInfo& current, const SubnetSettings& subnet,
                                                const PortAddress& address, std::optional<PeerCaps> peer,
-                                               bool is_switch_external);
+                                               bool is_switch_external,
+                                               std::optional<PortEnforcement> enforcement = std::nullopt);
 
 // A PortInfo Set that moves the port to `state` (ARMED or ACTIVE) and changes
 // nothing else: the configured values of `configured` written back unchanged.

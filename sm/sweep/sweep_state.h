@@ -32,8 +32,10 @@ struct PortMemory {
 struct SweepState {
   Guid2Lid guid2lid;
   std::unordered_map<Guid, SwitchMemory> switches;  // by node GUID
-  // CA ports known to hold the default partition at P_Key index 0.
-  std::unordered_map<Guid, bool> default_pkey_ok;   // by port GUID
+  // What each port's P_Key table holds, as last read or set (the Set's
+  // answer): by node GUID, then port number. A port not in here is read
+  // before its table is planned.
+  std::unordered_map<Guid, std::unordered_map<uint8_t, std::vector<uint16_t>>> p_key_tables;
   // By node GUID, then port number (a switch's ports share one GUID).
   std::unordered_map<Guid, std::unordered_map<uint8_t, PortMemory>> ports;
   uint64_t heavy_sweeps = 0;

@@ -5,6 +5,7 @@
 // Reversible; P_Key; GID/LID resolution and its statuses; MultiPathRecord.
 #include "sa/path_records.h"
 
+#include <map>
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -706,4 +707,87 @@ TEST_CASE("multipath records: the required components", "[sa][path][multipath]")
   CHECK(multi_query(s, counts | mpr::service_id_msb | mpr::service_id_lsb, request).status == 0);
   CHECK(multi_query(s, counts, request).count == 1);
   CHECK(multi_query(s, counts, multi_path_request({}, {}, dgids)).status == wire::sa_status::req_invalid);
+}
+
+TEST_CASE("path records respect partitions: shared key with a full member, requester in the partition",
+          "[sa][path][partitions]") {
+  // One switch, four hosts; the SM on H1. A: H1, H2 full. B: H3 full.
+  // L: H2 and H3 limited. Everybody else is a limited member of the
+  // Default partition (OpenSM's, with a file), the SM a full one.
+  Fabric f = test::one_switch_fabric({"H1", "H2", "H3", "H4"});
+  std::map<std::string, Guid> guids;
+  for (uint32_t i = 0; i < f.node_count(); ++i) guids[f.node(NodeIndex{i}).name] = f.node(NodeIndex{i}).port(1).guid;
+  auto guid = [&](const char* name) { return guids.at(name); };
+  std::istringstream conf(fmt::format("A=0x1 : {}=full, {}=full ;\nB=0x2 : {}=full ;\nL=0x3 : {}, {} ;\n",
+                                      guid("H1"), guid("H2"), guid("H3"), guid("H2"), guid("H3")));
+  auto partitions = read_partitions_conf(conf, "partitions.conf");
+  REQUIRE(partitions.ok());
+  SweepHarness h(std::move(f));
+  h.config().partitions = std::make_shared<const PartitionConfig>(std::move(*partitions));
+  sa::SaSnapshot s = test::swept_snapshot(h);
+  auto port = [&](const char* name) -> const sa::EndPort& {
+    const sa::EndPort* e = s.by_port_guid(guid(name));
+    REQUIRE(e != nullptr);
+    return *e;
+  };
+  const sa::EndPort &h1 = port("H1"), &h2 = port("H2"), &h3 = port("H3"), &h4 = port("H4");
+  const uint8_t get = wire::method::get;
+  auto between = [&](const sa::EndPort& a, const sa::EndPort& b, Lid requester, uint64_t more = 0,
+                     wire::PathRecord t = {}) {
+    t.sgid = gid_of(s, a);
+    t.dgid = gid_of(s, b);
+    return path_query(s, get, pr::sgid | pr::dgid | more, t, requester);
+  };
+
+  SECTION("no P_Key asked: the lowest partition shared with a full member, as the source holds it") {
+    auto r = between(h1, h2, h1.base_lid);
+    REQUIRE(r.count == 1);
+    CHECK(record(r, 0).p_key == 0x8001);
+    // H1 and H4 share only the Default partition (H1 full, H4 limited).
+    auto d = between(h4, h1, h1.base_lid);
+    REQUIRE(d.count == 1);
+    CHECK(record(d, 0).p_key == 0x7FFF);
+  }
+  SECTION("limited with limited is no path; neither is a pair with nothing shared") {
+    CHECK(between(h2, h3, h1.base_lid).status == wire::sa_status::no_records);
+    CHECK(between(h2, h4, h1.base_lid).status == wire::sa_status::no_records);
+    wire::PathRecord t;
+    t.p_key = 0x0003;
+    CHECK(between(h2, h3, h1.base_lid, pr::p_key, t).status == wire::sa_status::no_records);
+    auto table = path_query(s, wire::method::get_table, pr::sgid, [&] {
+      wire::PathRecord x;
+      x.sgid = gid_of(s, h2);
+      return x;
+    }(), h2.base_lid);
+    // H2 reaches itself and H1 (A), nobody else.
+    CHECK(table.count == 2);
+  }
+  SECTION("a P_Key asked must be shared by the pair") {
+    wire::PathRecord t;
+    t.p_key = 0x8001;
+    auto r = between(h1, h2, h1.base_lid, pr::p_key, t);
+    REQUIRE(r.count == 1);
+    CHECK(record(r, 0).p_key == 0x8001);
+    CHECK(between(h1, h3, h1.base_lid, pr::p_key, t).status == wire::sa_status::no_records);
+    t.p_key = 0x0002;
+    CHECK(between(h1, h3, h1.base_lid, pr::p_key, t).status == wire::sa_status::no_records);
+  }
+  SECTION("a requester gets no path in a partition it is not in, nor between ports it shares none with") {
+    wire::PathRecord t;
+    t.p_key = 0x7FFF;
+    // H1 and H3 share the Default partition; H2 holds it too (limited) but
+    // shares no partition with H3, so it is not told of their path.
+    CHECK(between(h1, h3, h1.base_lid, pr::p_key, t).count == 1);
+    CHECK(between(h1, h3, h2.base_lid, pr::p_key, t).status == wire::sa_status::no_records);
+    t.p_key = 0x0002;
+    CHECK(between(h3, h3, h2.base_lid, pr::p_key, t).status == wire::sa_status::no_records);
+    CHECK(between(h3, h3, h3.base_lid, pr::p_key, t).count == 1);
+  }
+  SECTION("multipath records follow the same rules") {
+    const uint64_t counts = mpr::sgid_count | mpr::dgid_count;
+    auto r = multi_query(s, counts, multi_path_request({}, {gid_of(s, h2)}, {gid_of(s, h1), gid_of(s, h3)}));
+    REQUIRE(r.status == 0);
+    REQUIRE(r.count == 1);
+    CHECK(test::decoded(wire::decode_path_record(r.record(0))).dgid == gid_of(s, h1));
+  }
 }

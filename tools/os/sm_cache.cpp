@@ -83,25 +83,28 @@ void parse_switch_tables(const std::string& text, const std::string& source, Swe
 }
 
 std::string format_fields(const ManagedPortFields& f) {
-  return fmt::format("{:x},{:x},{:x},{:x},{:x},{:x},{:x},{:x},{:x},{:x}", f.lid, f.lmc, f.master_sm_lid, f.master_sm_sl,
-                     f.gid_prefix, f.subnet_timeout, f.hoq_life, f.vl_stall_count, f.neighbor_mtu, f.operational_vls);
+  return fmt::format("{:x},{:x},{:x},{:x},{:x},{:x},{:x},{:x},{:x},{:x},{:x}", f.lid, f.lmc, f.master_sm_lid,
+                     f.master_sm_sl, f.gid_prefix, f.subnet_timeout, f.hoq_life, f.vl_stall_count, f.neighbor_mtu,
+                     f.operational_vls,
+                     (f.partition_enforcement_inbound ? 2 : 0) | (f.partition_enforcement_outbound ? 1 : 0));
 }
 
+// Ten fields (before partition enforcement was managed) or eleven.
 bool parse_fields(const std::string& text, ManagedPortFields& f) {
-  unsigned lid, lmc, sm_lid, sm_sl, timeout, hoq, stall, mtu, vls;
+  unsigned lid, lmc, sm_lid, sm_sl, timeout, hoq, stall, mtu, vls, enforcement = 0;
   uint64_t prefix;
-  int used = 0;
-  if (std::sscanf(text.c_str(), "%x,%x,%x,%x,%" SCNx64 ",%x,%x,%x,%x,%x%n", &lid, &lmc, &sm_lid, &sm_sl, &prefix,
-                  &timeout, &hoq, &stall, &mtu, &vls, &used) != 10 ||
-      static_cast<size_t>(used) != text.size())
-    return false;
+  int used = 0, used11 = 0;
+  const int n = std::sscanf(text.c_str(), "%x,%x,%x,%x,%" SCNx64 ",%x,%x,%x,%x,%x%n,%x%n", &lid, &lmc, &sm_lid,
+                            &sm_sl, &prefix, &timeout, &hoq, &stall, &mtu, &vls, &used, &enforcement, &used11);
+  if (n == 11) used = used11;
+  if (n < 10 || static_cast<size_t>(used) != text.size()) return false;
   if (lid > 0xFFFF || sm_lid > 0xFFFF || lmc > 7 || sm_sl > 15 || timeout > 31 || hoq > 31 || stall > 7 || mtu > 15 ||
-      vls > 15)
+      vls > 15 || enforcement > 3)
     return false;
   f = ManagedPortFields{static_cast<uint16_t>(lid),    static_cast<uint8_t>(lmc),     static_cast<uint16_t>(sm_lid),
                         static_cast<uint8_t>(sm_sl),   prefix,                        static_cast<uint8_t>(timeout),
                         static_cast<uint8_t>(hoq),     static_cast<uint8_t>(stall),   static_cast<uint8_t>(mtu),
-                        static_cast<uint8_t>(vls)};
+                        static_cast<uint8_t>(vls),     (enforcement & 2) != 0,        (enforcement & 1) != 0};
   return true;
 }
 

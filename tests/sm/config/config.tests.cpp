@@ -73,3 +73,27 @@ TEST_CASE("command-line values go through the same checks", "[config]") {
   CHECK(find_config_key("transaction_timeout")->hot_reload);
   CHECK_FALSE(find_config_key("lmc")->hot_reload);
 }
+
+TEST_CASE("partition keys: OpenSM's names and defaults, part_enforce's four words", "[config][partitions]") {
+  SmConfig c;
+  CHECK(c.partition_config_file == "/etc/opensm/partitions.conf");
+  CHECK(c.part_enforce == PartEnforce::both);
+  CHECK_FALSE(c.allow_both_pkeys);
+  std::istringstream in(
+      "partition_config_file /site/partitions.conf\n"
+      "part_enforce in\n"
+      "allow_both_pkeys TRUE\n");
+  REQUIRE(read_config(in, "opensm.conf", c).ok());
+  CHECK(c.partition_config_file == "/site/partitions.conf");
+  CHECK(c.part_enforce == PartEnforce::in);
+  CHECK(c.allow_both_pkeys);
+  for (const char* word : {"both", "in", "out", "off"}) CHECK(set_config_value(c, "part_enforce", word).ok());
+  CHECK(c.part_enforce == PartEnforce::off);
+  Status bad = set_config_value(c, "part_enforce", "inbound");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.message().find("part_enforce") != std::string::npos);
+  std::ostringstream out;
+  write_config(c, out);
+  CHECK(out.str().find("\npart_enforce off\n") != std::string::npos);
+  CHECK(out.str().find("\nallow_both_pkeys TRUE\n") != std::string::npos);
+}

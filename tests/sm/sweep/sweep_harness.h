@@ -3,11 +3,14 @@
 #pragma once
 
 #include <memory>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "mad/sim/sim_fabric.h"
+#include "sm/fabric/netfile_reader.h"
 #include "routing/route_check.h"
 #include "sm/sweep/heavy_sweep.h"
 #include "sm/sweep/light_sweep.h"
@@ -18,6 +21,20 @@ namespace ibsm::test {
 inline Fabric must(Result<Fabric> f) {
   REQUIRE(f.ok());
   return std::move(*f);
+}
+
+// One switch "S1" with the hosts, then the routers, on its ports 1, 2, ...
+// (one port each), named as given.
+inline Fabric one_switch_fabric(const std::vector<std::string>& hosts, const std::vector<std::string>& routers = {}) {
+  std::string text = "Switch 8 \"S1\"\n";
+  uint8_t port = 0;
+  for (const auto* list : {&hosts, &routers})
+    for (const std::string& name : *list) text += fmt::format("[{}] \"{}\"[1]\n", ++port, name);
+  port = 0;
+  for (const std::string& name : hosts) text += fmt::format("\nHca 1 \"{}\"\n[1] \"S1\"[{}]\n", name, ++port);
+  for (const std::string& name : routers) text += fmt::format("\nRt 1 \"{}\"\n[1] \"S1\"[{}]\n", name, ++port);
+  std::istringstream in(text);
+  return must(read_netfile(in, "one switch"));
 }
 
 // The SM at the first CA's port 1 (or at `at`), min-hop unless told otherwise.
