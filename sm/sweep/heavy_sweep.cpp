@@ -174,6 +174,9 @@ class HeavySweep {
 
       // What the switch holds: our memory of it, if the switch still is as we left it.
       SwitchMemory& mem = state_.switches[node.node_guid];
+      // A switch found with another LID than we left it (rebooted, or another
+      // SM had it) may hold any MFT: the multicast programming reads it again.
+      if (mem.lid != node.port(0).base_lid || mem.lid.value == 0) mem.mft_known = false;
       bool trusted = !mem.lft.empty() && mem.lid == node.port(0).base_lid && mem.lid.value != 0 &&
                      mem.linear_fdb_top == si.linear_fdb_top;
       size_t blocks = lft.empty() ? 0 : (lft.size() + kLftBlock - 1) / kLftBlock;
