@@ -207,6 +207,45 @@ TEST_CASE("a cut link rebuilds the trees with every intermediate state loop-free
   require_ok(h.check_held(h.groups()));
 }
 
+TEST_CASE("switches with a MulticastFDBTop get it set, and only the blocks below it are read",
+          "[multicast][mft][top]") {
+  MulticastHarness h(must(topogen::leaf_spine({.leaves = 3, .spines = 2, .hosts_per_leaf = 3})), "minhop", {},
+                     SimOptions{.multicast_fdb_top = true});
+  const MulticastUpdate fresh = h.heavy({});
+  CHECK(fresh.programming.blocks_read == 0);  // top 0xBFFF: nothing in use
+  CHECK(fresh.programming.switch_info_sets == 0);
+
+  const auto groups = h.random_groups(40, 5, 21);  // MLIDs 0xC000-0xC027: blocks 0 and 1
+  const MulticastUpdate first = h.heavy(groups);
+  CHECK(first.programming.switch_info_sets > 0);
+  require_ok(h.check_held(h.groups()));
+  CHECK(h.held() == h.computed());
+  uint64_t below_top = 0;
+  const Fabric& topo = h.sim().topology();
+  for (uint32_t i = 0; i < topo.node_count(); ++i) {
+    if (!topo.node(NodeIndex{i}).is_switch()) continue;
+    const auto at = h.subnet().fabric.find_by_node_guid(topo.node(NodeIndex{i}).node_guid);
+    REQUIRE(at);
+    const auto& entries = h.computed().of(*at);
+    const uint16_t top = h.sim().state().switch_of(i)->multicast_fdb_top;
+    CHECK(top == (entries.empty() ? 0xBFFF : entries.rbegin()->first));
+    if (top >= 0xC000) below_top += (top - 0xC000u) / 32 + 1;  // fewer than 16 ports: one position
+  }
+
+  h.state() = SweepState{};
+  const MulticastUpdate takeover = h.heavy(groups);
+  CHECK(takeover.programming.blocks_read == below_top);
+  CHECK(takeover.programming.blocks_sent == 0);
+  CHECK(takeover.programming.switch_info_sets == 0);
+
+  // Every group gone: the tops go back to "none in use".
+  std::vector<MulticastGroupMembers> none;
+  for (const auto& g : groups) none.push_back({g.mlid, {}});
+  h.change(none);
+  for (uint32_t i = 0; i < topo.node_count(); ++i)
+    if (topo.node(NodeIndex{i}).is_switch()) CHECK(h.sim().state().switch_of(i)->multicast_fdb_top == 0xBFFF);
+}
+
 TEST_CASE("a 2,000-endpoint fat tree with 1,000 groups", "[multicast][mft][large]") {
   // k-ary 3-tree, k = 13: 2197 hosts, 507 switches of 26 ports (2 positions).
   MulticastHarness h(must(topogen::kary_ntree({.k = 13, .n = 3})), "ftree");

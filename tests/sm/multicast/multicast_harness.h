@@ -26,8 +26,9 @@ T must(Result<T> r) {
 
 class MulticastHarness {
  public:
-  explicit MulticastHarness(Fabric topology, std::string engine = "minhop", DispatcherOptions options = {})
-      : sim_(std::move(topology)) {
+  explicit MulticastHarness(Fabric topology, std::string engine = "minhop", DispatcherOptions options = {},
+                            SimOptions sim = {})
+      : sim_(std::move(topology), sim) {
     PortRef at{};
     for (uint32_t i = 0; i < sim_.topology().node_count(); ++i) {
       if (!sim_.topology().node(NodeIndex{i}).is_switch()) {
