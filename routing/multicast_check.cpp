@@ -33,7 +33,11 @@ class Flooder {
         ++r_.detached_members;
       }
     }
-    for (const PortRef& from : members) flood(g.mlid, from, members);
+    size_t sources = 0;
+    for (const PortRef& from : members) {
+      if (options_.max_sources != 0 && sources++ == options_.max_sources) break;
+      flood(g.mlid, from, members);
+    }
   }
 
  private:

@@ -20,6 +20,10 @@ namespace ibsm::routing {
 
 struct MulticastCheckOptions {
   size_t max_problems = 10;  // problems listed; the rest are counted
+  // Members of a group flooded from, in port order; 0: every member. One
+  // flood already judges the whole tree's reach; a group every host joins
+  // (IPoIB's broadcast group) would cost members x tree switches otherwise.
+  size_t max_sources = 0;
 };
 
 struct MulticastCheck {

@@ -12,6 +12,13 @@ Result<MulticastUpdate> update_multicast(MadDispatcher& dispatcher, SweepState& 
     u.tree_error = trees.message();
     ibsm::log(log, LogLevel::error, Subsystem::sweep, "multicast trees: {}", u.tree_error);
   }
+  // Judge the trees before they are programmed, as the routing step judges
+  // the LFTs; a failed check is logged, not fatal.
+  u.check = routing::check_multicast(forwarding.subnet().fabric, forwarding.tables(), changed,
+                                     {.max_problems = 3, .max_sources = 4});
+  ibsm::log(log, u.check.ok() ? LogLevel::info : LogLevel::warn, Subsystem::routing, "{}", u.check.to_string());
+  for (const std::string& problem : u.check.problems)
+    ibsm::log(log, LogLevel::warn, Subsystem::routing, "multicast check: {}", problem);
   if (!full) {
     options.only_mlids.clear();
     for (const MulticastGroupMembers& g : changed) options.only_mlids.push_back(g.mlid);

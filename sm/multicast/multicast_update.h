@@ -17,6 +17,7 @@
 #include "mad/base/log.h"
 #include "mad/base/status.h"
 #include "mad/dispatcher.h"
+#include "routing/multicast_check.h"
 #include "sm/multicast/mft_programming.h"
 #include "sm/multicast/multicast_forwarding.h"
 #include "sm/sweep/sweep_state.h"
@@ -27,6 +28,9 @@ struct MulticastUpdate {
   size_t groups = 0;        // groups recomputed
   std::string tree_error;   // the first group whose tree failed (it kept its old one); empty: none
   MftProgramming programming;
+  // The computed tables judged for the changed groups (a few members of
+  // each flooded, routing/multicast_check.h), also logged.
+  routing::MulticastCheck check;
 };
 
 // `full`: compare every block (after a heavy sweep); otherwise only the

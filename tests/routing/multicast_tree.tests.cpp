@@ -146,6 +146,8 @@ TEST_CASE("the multicast checker finds loops, missed members and leaks", "[routi
   MulticastTreeBuilder b(g);
   MulticastTables good = tables_of(f, Lid{0xC000}, must(b.tree(Lid{0xC000}, hosts)));
   REQUIRE(check_multicast(f, good, group).ok());
+  CHECK(check_multicast(f, good, group).floods == hosts.size());
+  CHECK(check_multicast(f, good, group, {.max_sources = 1}).floods == 1);
 
   // Every ring port in every entry: a loop.
   MulticastTables loop(f.node_count());

@@ -81,6 +81,8 @@ TEST_CASE("the switches' mfts carry every group to every member once; a second p
       const auto groups = h.random_groups(40, 12, 3);
       const MulticastUpdate first = h.heavy(groups);
       CHECK(first.tree_error.empty());
+      CHECK(first.check.ok());
+      CHECK(first.check.groups == groups.size());
       CHECK(first.programming.problems.empty());
       CHECK(first.programming.blocks_sent > 0);
       CHECK(first.programming.removal_blocks_sent == 0);  // the switches held nothing
