@@ -69,7 +69,7 @@ TEST_CASE("MLIDs take the roots in turn", "[routing][multicast]") {
   for (SwitchId r : b.roots()) CHECK(ft.node(g.node_of(r)).name.find("spine") != std::string::npos);
 }
 
-TEST_CASE("a tree does not depend on the members' order; joins add, leaves remove, only the branch",
+TEST_CASE("a tree does not depend on the members' order, and a join adds only its branch",
           "[routing][multicast]") {
   struct Case {
     const char* name;

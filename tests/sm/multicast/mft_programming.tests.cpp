@@ -58,7 +58,7 @@ void require_ok(const routing::MulticastCheck& c) {
 
 }  // namespace
 
-TEST_CASE("the switches' mfts carry every group to every member once; a second programming sends nothing",
+TEST_CASE("the switches' mfts carry every group to every member once, and a second programming sends nothing",
           "[multicast][mft]") {
   struct Case {
     const char* name;
