@@ -14,6 +14,7 @@
 #include "sm/multicast/multicast_update.h"
 #include "sm/sweep/heavy_sweep.h"
 #include "sm/sweep/routing_step.h"
+#include "tests/sm/multicast/held_mfts.h"
 
 namespace ibsm::test {
 
@@ -105,33 +106,10 @@ class MulticastHarness {
   // What the SM computed last (the service's published tables, or the watched run's).
   const MulticastTables& computed() const { return forwarding_ ? tables_ : *service_.tables(); }
 
-  // What every switch's MFT holds now, read from the SMAs, by the
-  // snapshot's NodeIndex (discovery order, not the netfile's).
+  // What every switch's MFT holds now, by the snapshot's NodeIndex.
   MulticastTables held() const {
     REQUIRE(subnet_);
-    const Fabric& f = sim_.topology();
-    MulticastTables t(subnet_->fabric.node_count());
-    for (uint32_t i = 0; i < f.node_count(); ++i) {
-      const Node& node = f.node(NodeIndex{i});
-      if (!node.is_switch()) continue;
-      const auto found = subnet_->fabric.find_by_node_guid(node.node_guid);
-      if (!found) continue;
-      const NodeIndex at_node = *found;
-      const sim::SwitchRecord* sw = sim_.state().switch_of(i);
-      const uint8_t positions = sim::SimState::mft_positions(node.num_ports);
-      for (size_t at = 0; at + 64 <= sw->mft.size(); at += 64) {
-        const size_t block = at / 64 / positions, position = at / 64 % positions;
-        for (size_t e = 0; e < 32; ++e) {
-          const uint16_t bits = static_cast<uint16_t>(sw->mft[at + 2 * e] << 8 | sw->mft[at + 2 * e + 1]);
-          if (bits == 0) continue;
-          const Lid mlid{static_cast<uint16_t>(0xC000 + block * 32 + e)};
-          PortMask m = t.ports(at_node, mlid);
-          m.set_position_bits(static_cast<unsigned>(position), bits);
-          t.set(at_node, mlid, m);
-        }
-      }
-    }
-    return t;
+    return held_mfts(sim_, subnet_->fabric);
   }
 
   // Random groups of CA ports of the current snapshot, `count` MLIDs from 0xC000.
