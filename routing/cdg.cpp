@@ -21,19 +21,6 @@ constexpr unsigned kVls = 16;
 // read switch by switch, a chunk of LIDs at a time, then walked LID by LID.
 constexpr size_t kChunk = 512;
 
-template <typename Visit>
-void for_each_port(const PortMask& mask, Visit&& visit) {
-  for (unsigned w = 0; w < mask.bits.size(); ++w) {
-    for (uint64_t m = mask.bits[w]; m != 0; m &= m - 1) visit(static_cast<uint8_t>(w * 64 + std::countr_zero(m)));
-  }
-}
-
-size_t popcount(const PortMask& mask) {
-  size_t n = 0;
-  for (uint64_t w : mask.bits) n += static_cast<size_t>(std::popcount(w));
-  return n;
-}
-
 // A CA or router port with a LID cabled to a switch: its injection channel.
 struct Injection {
   uint32_t channel;  // its port id
@@ -403,8 +390,8 @@ class CdgBuilder {
       const VlGraph* graph = vls_[vl].get();
       if (graph == nullptr) continue;
       CdgVlSummary summary{static_cast<uint8_t>(vl), 0, true};
-      for (const PortMask& m : graph->deps) summary.dependencies += popcount(m);
-      for (const PortMask& m : graph->injection) summary.dependencies += popcount(m);
+      for (const PortMask& m : graph->deps) summary.dependencies += m.count();
+      for (const PortMask& m : graph->injection) summary.dependencies += m.count();
       if (summary.dependencies == 0) continue;
       const std::vector<uint32_t> cycle = find_cycle(*graph);
       summary.acyclic = cycle.empty();

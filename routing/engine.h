@@ -18,6 +18,7 @@
 #include "mad/base/types.h"
 #include "routing/graph.h"
 #include "sm/fabric/fabric.h"
+#include "sm/fabric/multicast_tables.h"
 
 namespace ibsm::routing {
 
@@ -47,9 +48,13 @@ Status validate_tables(const RoutingGraph& graph, const UnicastTables& tables);
 
 // What an engine gets: the snapshot's shared graph (and through it the
 // snapshot) and where to log.
+class MulticastTreeBuilder;
 struct RoutingInput {
   const RoutingGraph& graph;
   LogSink& log = null_log_sink();
+  // The snapshot's multicast roots and trees, built once (routing/multicast_tree.h);
+  // null: the default multicast hook builds its own for each call.
+  MulticastTreeBuilder* multicast = nullptr;
   const Fabric& fabric() const { return graph.fabric(); }
 };
 
@@ -71,13 +76,8 @@ struct VlArbTable {
   std::vector<std::pair<uint8_t, uint8_t>> low;
 };
 
-// Set of ports of one switch (bit p: port p, 0..255).
-struct PortMask {
-  std::array<uint64_t, 4> bits{};
-  void set(uint8_t p) { bits[p / 64] |= uint64_t{1} << (p % 64); }
-  bool test(uint8_t p) const { return (bits[p / 64] >> (p % 64)) & 1; }
-  bool empty() const { return (bits[0] | bits[1] | bits[2] | bits[3]) == 0; }
-};
+// Multicast port sets live in the subnet model (the SA and the dumps read them too).
+using ibsm::PortMask;
 
 // A multicast group's spanning tree: by NodeIndex, the ports each switch
 // forwards the group's packets to (empty for switches off the tree and CAs).
@@ -87,7 +87,10 @@ struct MulticastTree {
 
 // The defaults of the hooks below, callable on their own (an engine
 // overriding a hook may still want them).
-Result<MulticastTree> shortest_path_multicast_tree(const RoutingGraph& graph, std::span<const PortRef> members);
+// The default tree (routing/multicast_tree.h): a shortest-path tree rooted at
+// a central switch chosen by the MLID, pruned to the members.
+Result<MulticastTree> shortest_path_multicast_tree(const RoutingInput& input, Lid mlid,
+                                                   std::span<const PortRef> members);
 bool routing_relevant_change(const Fabric& before, const Fabric& after);
 
 // Every method is defined in this header: with no out-of-line virtual
@@ -115,12 +118,20 @@ class RoutingEngine {
   virtual std::optional<std::vector<Sl2VlTable>> sl2vl(const RoutingInput&) const { return std::nullopt; }
   // VL arbitration tables to program; nullopt: the SM's default.
   virtual std::optional<std::vector<VlArbTable>> vl_arbitration(const RoutingInput&) const { return std::nullopt; }
-  // A spanning tree for a multicast group with these member ports (CA ports,
-  // or port 0 of a switch). The default is a shortest-path tree rooted at the
-  // first member's switch, pruned to the members.
-  virtual Result<MulticastTree> multicast_tree(const RoutingInput& input, std::span<const PortRef> members) const {
-    return shortest_path_multicast_tree(input.graph, members);
+  // A spanning tree for the multicast group `mlid` with these member ports
+  // (CA ports, or port 0 of a switch). It must not depend on the members'
+  // order, so a join or a leave changes only that member's branch. The
+  // default is a shortest-path tree rooted at a central switch chosen by the
+  // MLID, pruned to the members (routing/multicast_tree.h).
+  virtual Result<MulticastTree> multicast_tree(const RoutingInput& input, Lid mlid,
+                                               std::span<const PortRef> members) const {
+    return shortest_path_multicast_tree(input, mlid, members);
   }
+  // The switches the default tree spreads the MLIDs over as roots; empty:
+  // the fabric's central switches. An engine with a notion of top (ftree's
+  // top level, updn's roots) names it, so multicast climbs and descends the
+  // way its unicast routes do.
+  virtual std::vector<SwitchId> multicast_roots(const RoutingInput&) const { return {}; }
   // Whether a change from `before` to `after` needs new tables. The default
   // says yes when the usable cables or the LIDs differ (matched by GUID).
   virtual bool needs_reroute(const Fabric& before, const Fabric& after) const {

@@ -807,4 +807,14 @@ Result<UnicastTables> FatTreeEngine::compute(const RoutingInput& input) {
   return tables;
 }
 
+std::vector<SwitchId> FatTreeEngine::multicast_roots(const RoutingInput& input) const {
+  auto levels = rank_fat_tree(input.graph);
+  if (!levels.ok() || levels->levels == 0) return {};
+  std::vector<SwitchId> tops;
+  for (SwitchId sw = 0; sw < input.graph.switch_count(); ++sw) {
+    if (levels->level[sw] == levels->levels - 1) tops.push_back(sw);
+  }
+  return tops;
+}
+
 }  // namespace ibsm::routing

@@ -72,6 +72,9 @@ class FatTreeEngine final : public RoutingEngine {
  public:
   std::string_view name() const override { return kFatTreeName; }
   Result<UnicastTables> compute(const RoutingInput& input) override;
+  // The top level: a group's packets climb to one top switch and descend,
+  // the way every unicast route does (none where the fabric is no fat tree).
+  std::vector<SwitchId> multicast_roots(const RoutingInput& input) const override;
 };
 
 }  // namespace ibsm::routing

@@ -111,6 +111,12 @@ class UpDnEngine final : public RoutingEngine {
 
   // The ranking the last successful compute() routed with.
   const UpDownOrientation& orientation() const { return orientation_; }
+  // The roots it ranked from, when it routed this graph: a group's packets
+  // then go up to a root and down, as the unicast routes do.
+  std::vector<SwitchId> multicast_roots(const RoutingInput& input) const override {
+    if (orientation_.rank.size() != input.graph.switch_count()) return {};
+    return orientation_.roots;
+  }
 
  private:
   UpDnOptions options_;

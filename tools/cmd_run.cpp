@@ -203,7 +203,9 @@ void after_sweep(const SweepReport& report, Micros elapsed, const SubnetManager&
   Status saved = save_sm_cache(config.cache_dir, sm.sweep_state());
   if (!saved.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", saved.message());
   if (!config.dump_files_dir.empty()) {
-    Status dumped = write_sm_dumps(config.dump_files_dir, report);
+    // The MFTs, when the multicast step programmed this very snapshot.
+    const MulticastTables* mcast = sm.multicast().subnet() == report.subnet ? sm.multicast().tables().get() : nullptr;
+    Status dumped = write_sm_dumps(config.dump_files_dir, report, mcast);
     if (!dumped.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", dumped.message());
   }
   if (print) print_summary(report, elapsed);

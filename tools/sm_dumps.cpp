@@ -9,7 +9,7 @@
 
 namespace ibsm::tools {
 
-Status write_sm_dumps(const std::string& dir, const SweepReport& report) {
+Status write_sm_dumps(const std::string& dir, const SweepReport& report, const MulticastTables* multicast) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return unavailable_error(fmt::format("cannot create {}: {}", dir, ec.message()));
@@ -24,7 +24,13 @@ Status write_sm_dumps(const std::string& dir, const SweepReport& report) {
   IBSM_RETURN_IF_ERROR(
       write_stream_output((base / "opensm.fdbs").string(), [&](std::ostream& out) { write_opensm_fdbs(f, lfts, out); }));
   IBSM_RETURN_IF_ERROR(
-      write_stream_output((base / "opensm.mcfdbs").string(), [&](std::ostream& out) { write_opensm_mcfdbs(f, out); }));
+      write_stream_output((base / "opensm.mcfdbs").string(), [&](std::ostream& out) {
+        if (multicast) {
+          write_opensm_mcfdbs(f, *multicast, out);
+        } else {
+          write_opensm_mcfdbs(f, out);
+        }
+      }));
   return write_stream_output((base / "opensm-lfts.dump").string(),
                              [&](std::ostream& out) { write_opensm_lfts_dump(f, lfts, out); });
 }

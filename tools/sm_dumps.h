@@ -6,10 +6,12 @@
 #include <string>
 
 #include "mad/base/status.h"
+#include "sm/fabric/multicast_tables.h"
 #include "sm/sweep/heavy_sweep.h"
 
 namespace ibsm::tools {
 
-Status write_sm_dumps(const std::string& dir, const SweepReport& report);
+// `multicast`: the MFTs programmed on report.subnet (null: none, an empty mcfdbs).
+Status write_sm_dumps(const std::string& dir, const SweepReport& report, const MulticastTables* multicast = nullptr);
 
 }  // namespace ibsm::tools

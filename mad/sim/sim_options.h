@@ -20,6 +20,11 @@ struct SimOptions {
   // linear cap, as it does on ibsim (real switches have 49152).
   uint16_t linear_fdb_cap = 30720;
   uint16_t multicast_fdb_cap = 1024;
+  // SwitchInfo:MulticastFDBTop (IBA 1.2.1, 14.2.5.4): ibsim has none (the
+  // capability bit is clear and the field reads 0). Set this for switches
+  // that announce it in port 0's CapabilityMask (IsMulticastFDBTopSupported),
+  // start at 0xBFFF (no entry in use) and keep what an SM sets.
+  bool multicast_fdb_top = false;
 
   // IBA 7.2: ports in Init and Armed pass SMPs (VL15) but not data. ibsim
   // forwards LID-routed SMPs only through Active ports; set this to reproduce

@@ -98,6 +98,7 @@ struct SwitchRecord {
   uint16_t linear_fdb_top = 0;
   uint8_t life_time_value = 0;
   bool port_state_change = false;
+  uint16_t multicast_fdb_top = 0xBFFF;  // with SimOptions::multicast_fdb_top only
   std::vector<uint8_t> lft;    // output port per LID; grown lazily, missing entries are 0xFF
   std::vector<uint8_t> mft;    // 64-byte blocks, index (block * positions + position)
   std::vector<uint8_t> sl2vl;  // 8 bytes per (input port, output port); empty until written

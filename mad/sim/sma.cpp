@@ -81,7 +81,8 @@ uint16_t sma_node_description(SimState& s, const SmaRequest& r, bool set, std::s
 
 // SwitchInfo (IBA 14.2.5.4). Writable: LinearFDBTop, LifeTimeValue, and
 // PortStateChange, which a 1 clears. MulticastFDBTop is not supported (the
-// PortInfo capability bit is clear), as in ibsim, so it stays 0.
+// PortInfo capability bit is clear), as in ibsim, so it stays 0, unless
+// SimOptions::multicast_fdb_top says the switches have it.
 uint16_t sma_switch_info(SimState& s, const SmaRequest& r, bool set, std::span<uint8_t> data) {
   SwitchRecord* sw = s.switch_of(r.node);
   if (sw == nullptr) return status::method_attr_unsupported;
@@ -92,6 +93,7 @@ uint16_t sma_switch_info(SimState& s, const SmaRequest& r, bool set, std::span<u
     sw->linear_fdb_top = in->linear_fdb_top;
     sw->life_time_value = in->life_time_value;
     if (in->port_state_change) sw->port_state_change = false;
+    if (s.options().multicast_fdb_top) sw->multicast_fdb_top = in->multicast_fdb_top;
   }
   wire::SwitchInfo si;
   si.linear_fdb_cap = s.options().linear_fdb_cap;
@@ -99,6 +101,7 @@ uint16_t sma_switch_info(SimState& s, const SmaRequest& r, bool set, std::span<u
   si.linear_fdb_top = sw->linear_fdb_top;
   si.life_time_value = sw->life_time_value;
   si.port_state_change = sw->port_state_change;
+  if (s.options().multicast_fdb_top) si.multicast_fdb_top = sw->multicast_fdb_top;
   si.partition_enforcement_cap = defaults::switch_enforcement_cap;
   si.filter_raw_inbound_cap = true;
   si.filter_raw_outbound_cap = true;

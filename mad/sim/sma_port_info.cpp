@@ -42,7 +42,10 @@ uint32_t port_capability_mask(const SimState& s, uint32_t node, uint8_t port) {
   uint32_t mask = 0;
   switch (kind_of(s, node, port)) {
     case PortKind::ca: mask = ca_capability_mask | (p.cabled() ? cabled_ca_capability_bits : 0); break;
-    case PortKind::switch_port0: mask = switch_port0_capability_mask; break;
+    case PortKind::switch_port0:
+      mask = switch_port0_capability_mask |
+             (s.options().multicast_fdb_top ? wire::port_cap::is_multicast_fdb_top_supported : 0);
+      break;
     case PortKind::switch_external: break;
   }
   if (p.has(port_flag::is_sm)) mask |= wire::port_cap::is_sm;

@@ -23,6 +23,7 @@
 
 #include "mad/base/types.h"
 #include "sm/fabric/fabric.h"
+#include "sm/fabric/multicast_tables.h"
 
 namespace ibsm {
 
@@ -70,6 +71,8 @@ struct MulticastDumpEntry {
 // OpenSM's does.
 void write_opensm_mcfdbs(const Fabric& fabric, const std::vector<std::vector<MulticastDumpEntry>>& mfts,
                          std::ostream& out);
+// The same from the SM's multicast forwarding state (sm/multicast).
+void write_opensm_mcfdbs(const Fabric& fabric, const MulticastTables& tables, std::ostream& out);
 // The same with no multicast groups at all (an empty file).
 void write_opensm_mcfdbs(const Fabric& fabric, std::ostream& out);
 

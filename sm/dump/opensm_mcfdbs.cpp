@@ -30,6 +30,20 @@ void write_opensm_mcfdbs(const Fabric& fabric, const std::vector<std::vector<Mul
   }
 }
 
-void write_opensm_mcfdbs(const Fabric& fabric, std::ostream& out) { write_opensm_mcfdbs(fabric, {}, out); }
+void write_opensm_mcfdbs(const Fabric& fabric, const MulticastTables& tables, std::ostream& out) {
+  std::vector<std::vector<MulticastDumpEntry>> mfts(fabric.node_count());
+  for (uint32_t n = 0; n < fabric.node_count(); ++n) {
+    for (const auto& [mlid, ports] : tables.of(NodeIndex{n})) {
+      MulticastDumpEntry entry{Lid{mlid}, {}};
+      for_each_port(ports, [&](uint8_t p) { entry.ports.push_back(p); });
+      mfts[n].push_back(std::move(entry));
+    }
+  }
+  write_opensm_mcfdbs(fabric, mfts, out);
+}
+
+void write_opensm_mcfdbs(const Fabric& fabric, std::ostream& out) {
+  write_opensm_mcfdbs(fabric, std::vector<std::vector<MulticastDumpEntry>>{}, out);
+}
 
 }  // namespace ibsm

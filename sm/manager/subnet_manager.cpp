@@ -155,6 +155,8 @@ void SubnetManager::poll(Micros now) {
       }
       if (heavy_due_ && now >= retry_at_) {
         run_heavy_sweep();
+      } else if (!heavy_due_ && !multicast_pending_.empty()) {
+        run_multicast_changes();
       } else if (!heavy_due_ && config_.sweep_interval > 0 && now >= next_light_) {
         run_light_sweep();
       }
@@ -192,6 +194,8 @@ Micros SubnetManager::next_deadline() const {
         if (!handover_probe_) soonest(handover_deadline_);  // else the dispatcher's timer
       } else if (heavy_due_) {
         soonest(std::max(retry_at_, now));
+      } else if (!multicast_pending_.empty()) {
+        soonest(now);
       } else if (config_.sweep_interval > 0) {
         soonest(next_light_);
       }
@@ -240,6 +244,7 @@ void SubnetManager::run_heavy_sweep() {
     heavy_due_ = true;
     retry_at_ = now + kSecond;
   }
+  program_multicast(*report);
   publish_to_sa(*report, now);
   previous_subnet_ = std::move(subnet_);
   subnet_ = report->subnet;

@@ -35,6 +35,7 @@
 #include "sa/mirror.h"
 #include "sm/config/sm_config.h"
 #include "sm/manager/election.h"
+#include "sm/multicast/multicast_service.h"
 #include "sm/state/sm_agent.h"
 #include "sm/sweep/heavy_sweep.h"
 #include "sm/sweep/sweep_state.h"
@@ -113,6 +114,21 @@ class SubnetManager {
   // The advertised SMInfo (priority elevated when master and configured so).
   wire::SmInfo sm_info() const { return agent_.sm_info(true); }
 
+  // Multicast (manager_multicast.cpp): where the groups come from (the SA's
+  // multicast groups, as ports of the snapshot given). After every heavy
+  // sweep that configured the subnet the manager takes all of them and
+  // programs their trees; without a source it leaves the MFTs alone.
+  using MulticastGroupSource = std::function<std::vector<MulticastGroupMembers>(const SubnetSnapshot&)>;
+  void set_multicast_groups(MulticastGroupSource source) { multicast_groups_ = std::move(source); }
+  // A join or a leave (SA): these groups (ports of subnet()'s fabric; no
+  // members: deleted) are programmed at the next poll(), outside the SA's
+  // handler; a heavy sweep before that takes every group anyway.
+  void request_multicast_update(std::vector<MulticastGroupMembers> changed);
+  // The forwarding state the switches were last programmed with (the SA's
+  // MulticastForwardingTableRecords, the mcfdbs dump), and the last update.
+  const MulticastService& multicast() const { return multicast_; }
+  const std::optional<MulticastUpdate>& last_multicast_update() const { return last_multicast_; }
+
   void set_sweep_listener(SweepListener l) { on_sweep_ = std::move(l); }
   void set_state_listener(StateListener l) { on_state_ = std::move(l); }
   // The failure of the last heavy sweep, when it could not run at all (the
@@ -129,6 +145,8 @@ class SubnetManager {
                 SweepState state, LogSink& log, RouteFunction route);
 
   void enter(uint8_t state, const char* why);
+  void program_multicast(const SweepReport& report);
+  void run_multicast_changes();
   void run_heavy_sweep();
   bool elect(const DiscoveryResult& discovery);
   void run_light_sweep();
@@ -186,6 +204,10 @@ class SubnetManager {
   bool handover_probe_ = false;  // reading the SM asked, after no ACKNOWLEDGE came
   uint64_t generation_ = 0;
   ManagerCounters counters_;
+  MulticastService multicast_;
+  MulticastGroupSource multicast_groups_;
+  std::vector<MulticastGroupMembers> multicast_pending_;
+  std::optional<MulticastUpdate> last_multicast_;
   SweepListener on_sweep_;
   StateListener on_state_;
 };

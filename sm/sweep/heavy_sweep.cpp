@@ -174,6 +174,14 @@ class HeavySweep {
 
       // What the switch holds: our memory of it, if the switch still is as we left it.
       SwitchMemory& mem = state_.switches[node.node_guid];
+      // A switch found with another LID than we left it (rebooted, or another
+      // SM had it) may hold any MFT: the multicast programming reads it
+      // again. One no SM has programmed (LinearFDBTop 0) holds no entry.
+      if (mem.lid != node.port(0).base_lid || mem.lid.value == 0) {
+        mem.mft_known = si.linear_fdb_top == 0;
+        mem.mft.clear();
+        mem.mft_top = si.multicast_fdb_top;
+      }
       bool trusted = !mem.lft.empty() && mem.lid == node.port(0).base_lid && mem.lid.value != 0 &&
                      mem.linear_fdb_top == si.linear_fdb_top;
       size_t blocks = lft.empty() ? 0 : (lft.size() + kLftBlock - 1) / kLftBlock;

@@ -13,6 +13,7 @@
 #include "mad/base/clock.h"
 #include "mad/base/log.h"
 #include "mad/dispatcher.h"
+#include "routing/engine.h"
 #include "sm/discovery/discovery.h"
 #include "sm/fabric/partitions_conf.h"
 #include "sm/fabric/subnet_snapshot.h"
@@ -34,6 +35,9 @@ struct SweepRoutes {
   // The SL of a path, from the engine used (SA PathRecords); empty when it
   // assigns none (every path SL 0).
   std::function<uint8_t(Lid source, Lid destination)> path_sl;
+  // The engine used, after it routed, for its multicast hooks
+  // (sm/multicast: MulticastForwarding::create); null: the defaults.
+  std::shared_ptr<const routing::RoutingEngine> engine_used;
 };
 using RouteFunction = std::function<Result<SweepRoutes>(const Fabric& snapshot)>;
 

@@ -19,9 +19,9 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
     SweepRoutes r;
     r.lfts = std::move(outcome->tables.lfts);
     r.engine = outcome->engine;
-    if (outcome->used && outcome->used->assigns_sls()) {
-      std::shared_ptr<const routing::RoutingEngine> engine = std::move(outcome->used);
-      r.path_sl = [engine, graph = outcome->graph](Lid source, Lid destination) {
+    r.engine_used = std::move(outcome->used);
+    if (r.engine_used && r.engine_used->assigns_sls()) {
+      r.path_sl = [engine = r.engine_used, graph = outcome->graph](Lid source, Lid destination) {
         return engine->path_sl(routing::RoutingInput{*graph}, source, destination);
       };
     }

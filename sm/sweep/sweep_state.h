@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mad/base/types.h"
+#include "sm/fabric/multicast_tables.h"
 #include "sm/sweep/guid2lid.h"
 #include "sm/sweep/port_settings.h"
 
@@ -18,6 +19,15 @@ struct SwitchMemory {
   Lid lid;                    // its LID when the table was written
   uint16_t linear_fdb_top = 0;
   std::vector<uint8_t> lft;   // by LID, 0xFF for no entry
+  // The MFT as we last wrote or read it (sm/multicast/mft_programming.h): the
+  // entries that are not empty, by MLID. mft_known false: never read (a
+  // takeover, or the switch is not as we left it): its blocks are read first.
+  bool mft_known = false;
+  MulticastTables::Entries mft;
+  // SwitchInfo:MulticastFDBTop as we last read or set it (IBA 14.2.5.4; only
+  // where PortInfo:CapabilityMask.IsMulticastFDBTopSupported): entries above
+  // it are ignored by the switch, and were never read.
+  uint16_t mft_top = 0;
 };
 
 // What we last asked one port to hold and what it held after the Set. When

@@ -69,7 +69,7 @@ TEST_CASE("the default multicast tree reaches every member once", "[routing][eng
   members.push_back(PortRef{graph.node_of(7), 0});  // a switch joins too
 
   MinHopEngine engine;
-  const MulticastTree tree = must(engine.multicast_tree(RoutingInput{graph}, members));
+  const MulticastTree tree = must(engine.multicast_tree(RoutingInput{graph}, Lid{0xC000}, members));
   REQUIRE(tree.ports.size() == f.node_count());
   size_t tree_switches = 0, tree_ports = 0;
   for (uint32_t n = 0; n < f.node_count(); ++n) {
@@ -90,8 +90,8 @@ TEST_CASE("the default multicast tree reaches every member once", "[routing][eng
     CHECK(reached == all);
     CHECK_FALSE(duplicate);
   }
-  CHECK(must(engine.multicast_tree(RoutingInput{graph}, {})).ports.size() == f.node_count());
-  CHECK_FALSE(engine.multicast_tree(RoutingInput{graph}, std::vector<PortRef>{{NodeIndex{0}, 200}}).ok());
+  CHECK(must(engine.multicast_tree(RoutingInput{graph}, Lid{0xC000}, {})).ports.size() == f.node_count());
+  CHECK_FALSE(engine.multicast_tree(RoutingInput{graph}, Lid{0xC000}, std::vector<PortRef>{{NodeIndex{0}, 200}}).ok());
 }
 
 TEST_CASE("a reroute is needed when cables or lids change, not otherwise", "[routing][engine]") {

@@ -63,4 +63,21 @@ TEST_CASE("opensm.mcfdbs: nothing without groups; groups per switch in MLID and 
         "0xC001 : 0x000  0x001  0x003 \n");
 }
 
+TEST_CASE("opensm.mcfdbs from the multicast forwarding state", "[dump][mcfdbs]") {
+  const Fabric f = test::two_switch_fabric();
+  MulticastTables tables(f.node_count());
+  CHECK(written([&](std::ostream& out) { write_opensm_mcfdbs(f, tables, out); }).empty());
+  PortMask a, b;
+  a.set(1);
+  b.set(0);
+  b.set(3);
+  b.set(33);
+  tables.set(index_of(f, "S2"), Lid{0xC001}, b);
+  tables.set(index_of(f, "S2"), Lid{0xC000}, a);
+  CHECK(written([&](std::ostream& out) { write_opensm_mcfdbs(f, tables, out); }) ==
+        "\nSwitch 0x0000000000200001\nLID    : Out Port(s)\n"
+        "0xC000 : 0x001 \n"
+        "0xC001 : 0x000  0x003  0x021 \n");
+}
+
 }  // namespace ibsm

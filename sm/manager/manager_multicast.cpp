@@ -1,0 +1,44 @@
+// The SubnetManager's multicast step: after a heavy sweep, every group's
+// tree on the new snapshot; after SA joins and leaves, the changed groups
+// (sm/multicast/multicast_service.h does the work).
+#include "sm/manager/subnet_manager.h"
+
+#include <algorithm>
+
+namespace ibsm {
+
+void SubnetManager::request_multicast_update(std::vector<MulticastGroupMembers> changed) {
+  for (MulticastGroupMembers& g : changed) multicast_pending_.push_back(std::move(g));
+}
+
+void SubnetManager::program_multicast(const SweepReport& report) {
+  multicast_pending_.clear();  // every group is taken now
+  if (!multicast_groups_ || !report.subnet) return;
+  const std::vector<MulticastGroupMembers> groups = multicast_groups_(*report.subnet);
+  auto update = multicast_.after_heavy_sweep(dispatcher_, sweep_state_, report, groups, log_);
+  if (!update.ok()) {
+    log(log_, LogLevel::error, Subsystem::sweep, "multicast programming failed: {}", update.status().message());
+    last_multicast_.reset();
+    return;
+  }
+  last_multicast_ = std::move(*update);
+}
+
+void SubnetManager::run_multicast_changes() {
+  std::vector<MulticastGroupMembers> changed = std::move(multicast_pending_);
+  multicast_pending_.clear();
+  // Several changes of one group: the last one counts.
+  std::vector<MulticastGroupMembers> latest;
+  for (auto it = changed.rbegin(); it != changed.rend(); ++it) {
+    const bool seen = std::any_of(latest.begin(), latest.end(), [&](const auto& g) { return g.mlid == it->mlid; });
+    if (!seen) latest.push_back(std::move(*it));
+  }
+  auto update = multicast_.after_membership_change(dispatcher_, sweep_state_, latest, log_);
+  if (!update.ok()) {
+    log(log_, LogLevel::error, Subsystem::sweep, "multicast update failed: {}", update.status().message());
+    return;
+  }
+  last_multicast_ = std::move(*update);
+}
+
+}  // namespace ibsm

@@ -1,0 +1,78 @@
+#include "sm/multicast/multicast_forwarding.h"
+
+#include <fmt/format.h>
+
+namespace ibsm {
+
+Result<MulticastForwarding> MulticastForwarding::create(std::shared_ptr<const SubnetSnapshot> subnet,
+                                                        std::shared_ptr<const routing::RoutingEngine> engine) {
+  if (!subnet) return invalid_argument_error("no subnet snapshot");
+  auto graph = routing::RoutingGraph::build(subnet->fabric);
+  if (!graph.ok()) return graph.status();
+  MulticastForwarding f;
+  f.subnet_ = std::move(subnet);
+  f.graph_ = std::make_unique<routing::RoutingGraph>(std::move(*graph));
+  std::vector<routing::SwitchId> roots;
+  if (engine) roots = engine->multicast_roots(routing::RoutingInput{*f.graph_});
+  for (routing::SwitchId r : roots) {
+    if (r >= f.graph_->switch_count()) return internal_error(fmt::format("multicast root {} is no switch", r));
+  }
+  f.builder_ = std::make_unique<routing::MulticastTreeBuilder>(*f.graph_, std::move(roots));
+  f.engine_ = std::move(engine);
+  f.tables_ = MulticastTables(f.subnet_->fabric.node_count());
+  return f;
+}
+
+Status MulticastForwarding::update(std::span<const MulticastGroupMembers> groups) {
+  Status first_error;
+  const Fabric& fabric = subnet_->fabric;
+  for (const MulticastGroupMembers& g : groups) {
+    if (!g.mlid.is_multicast()) {
+      if (first_error.ok()) first_error = invalid_argument_error(fmt::format("{} is no multicast lid", g.mlid.value));
+      continue;
+    }
+    Group next;
+    next.members = g.members;
+    if (!g.members.empty()) {
+      const routing::RoutingInput input{.graph = *graph_, .multicast = builder_.get()};
+      auto tree = engine_ ? engine_->multicast_tree(input, g.mlid, g.members)
+                          : routing::shortest_path_multicast_tree(input, g.mlid, g.members);
+      if (tree.ok() && tree->ports.size() != fabric.node_count()) {
+        tree = internal_error(fmt::format("the tree of mlid {:#06x} covers {} nodes, the fabric has {}", g.mlid.value,
+                                          tree->ports.size(), fabric.node_count()));
+      }
+      if (!tree.ok()) {
+        if (first_error.ok()) first_error = tree.status();
+        continue;
+      }
+      for (uint32_t n = 0; n < fabric.node_count(); ++n) {
+        if (tree->ports[n].empty() || !fabric.node(NodeIndex{n}).is_switch()) continue;
+        next.switches.push_back(NodeIndex{n});
+      }
+      // Entries go in after the old ones are out: same switches, new masks.
+      auto old = groups_.find(g.mlid.value);
+      if (old != groups_.end())
+        for (NodeIndex sw : old->second.switches) tables_.set(sw, g.mlid, PortMask{});
+      for (NodeIndex sw : next.switches) tables_.set(sw, g.mlid, tree->ports[sw.value]);
+    } else {
+      auto old = groups_.find(g.mlid.value);
+      if (old != groups_.end())
+        for (NodeIndex sw : old->second.switches) tables_.set(sw, g.mlid, PortMask{});
+    }
+    if (next.members.empty()) {
+      groups_.erase(g.mlid.value);
+    } else {
+      groups_[g.mlid.value] = std::move(next);
+    }
+  }
+  return first_error;
+}
+
+std::vector<MulticastGroupMembers> MulticastForwarding::groups() const {
+  std::vector<MulticastGroupMembers> out;
+  out.reserve(groups_.size());
+  for (const auto& [mlid, g] : groups_) out.push_back({Lid{mlid}, g.members});
+  return out;
+}
+
+}  // namespace ibsm
