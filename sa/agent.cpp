@@ -256,7 +256,7 @@ void SaAgent::serve(const MadAddress& peer, std::span<const uint8_t> header_byte
 }
 
 SaQueryResult SaAgent::answer(const SaQuery& query, std::span<const uint8_t> /*data*/, Micros now) {
-  if (is_table_attribute(query.attribute)) return run_query(*snapshot_, query);
+  if (is_table_attribute(query.attribute)) return run_query(*snapshot_, query, multicast_tables_.get());
   switch (query.attribute) {
     case wire::sa_attr::path_record:
     case wire::sa_attr::multi_path_record: return run_path_query(*snapshot_, query);

@@ -130,6 +130,9 @@ class SaAgent {
   // last call, ascending.
   const McGroups& multicast() const { return multicast_.groups(); }
   std::vector<Lid> take_multicast_changes() { return multicast_.take_changes(); }
+  // The MFTs the SM programmed (over the snapshot's NodeIndex), served as
+  // MulticastForwardingTableRecords; tables of another fabric are not.
+  void set_multicast_tables(std::shared_ptr<const MulticastTables> tables) { multicast_tables_ = std::move(tables); }
 
   // A received MAD of the SA class: a request, an RMPP segment or ACK, a
   // ReportResponse. Answers go out through the sink.
@@ -167,6 +170,7 @@ class SaAgent {
   SaAgentOptions options_;
   LogSink& log_;
   std::shared_ptr<const SaSnapshot> snapshot_;
+  std::shared_ptr<const MulticastTables> multicast_tables_;
   rmpp::RmppSessions rmpp_;
   ServiceRegistry services_;
   Subscriptions subscriptions_;

@@ -16,6 +16,7 @@ size_t McGroup::full_members() const {
 std::optional<uint16_t> McGroups::allocate_mlid() {
   if (!released_.empty()) {
     const uint16_t mlid = *released_.begin();
+    if (mlid > options_.max_mlid) return std::nullopt;
     released_.erase(released_.begin());
     return mlid;
   }

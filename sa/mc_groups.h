@@ -121,6 +121,9 @@ class McGroups {
   std::vector<PortRef> members(Lid mlid) const;
   std::vector<Lid> take_changes();
   std::vector<McEvent> take_events();
+  // The highest MLID new groups may take from now on (groups above it stay).
+  void set_max_mlid(uint16_t max_mlid) { options_.max_mlid = max_mlid; }
+  uint16_t max_mlid() const { return options_.max_mlid; }
   // Marks a group's MLID changed (its members' ports moved, say).
   void touch(const McGroup& g) { changed_.insert(g.properties.mlid.value); }
 

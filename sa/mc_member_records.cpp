@@ -366,6 +366,15 @@ void MulticastRegistry::sync_predefined(const SaSnapshot& s) {
 }
 
 void MulticastRegistry::set_snapshot(const SaSnapshot& s) {
+  // No MLID beyond what every switch's MFT holds (SwitchInfo:MulticastFDBCap
+  // entries from 0xC000; a switch that says 0 is left out), within the
+  // configured limit.
+  uint16_t limit = configured_max_mlid_;
+  for (uint32_t i = 0; i < s.fabric.node_count(); ++i) {
+    const uint16_t cap = s.fabric.node(NodeIndex{i}).is_switch() ? s.switch_info[i].multicast_fdb_cap : 0;
+    if (cap != 0) limit = static_cast<uint16_t>(std::min<uint32_t>(limit, first_mlid + cap - 1u));
+  }
+  groups_.set_max_mlid(limit);
   std::vector<McGroups::Mgid> orphaned;  // groups that lost their last full member
   for (auto& [mgid, g] : groups_.groups()) {
     const bool had_full = g.full_members() != 0;

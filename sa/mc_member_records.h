@@ -94,7 +94,7 @@ namespace ibsm::sa {
 class MulticastRegistry {
  public:
   explicit MulticastRegistry(McGroupsOptions options = {}, LogSink& log = null_log_sink())
-      : groups_(options), log_(log) {}
+      : groups_(options), configured_max_mlid_(options.max_mlid), log_(log) {}
 
   // Set, Delete, Get and GetTable of MCMemberRecord.
   SaQueryResult handle(const SaSnapshot& snapshot, const SaQuery& query);
@@ -115,6 +115,7 @@ class MulticastRegistry {
   void sync_predefined(const SaSnapshot& s);
 
   McGroups groups_;
+  uint16_t configured_max_mlid_;  // McGroupsOptions::max_mlid; the switches may hold fewer
   LogSink& log_;
   std::shared_ptr<const PartitionConfig> partitions_;
   bool partitions_synced_ = false;  // the predefined groups follow partitions_

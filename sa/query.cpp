@@ -228,7 +228,7 @@ bool is_table_attribute(uint16_t attribute) {
   }
 }
 
-SaQueryResult run_query(const SaSnapshot& s, const SaQuery& q) {
+SaQueryResult run_query(const SaSnapshot& s, const SaQuery& q, const MulticastTables* multicast) {
   namespace a = wire::sa_attr;
   namespace size = wire::sa_record_size;
   if (!is_table_attribute(q.attribute)) {
@@ -265,7 +265,11 @@ SaQueryResult run_query(const SaSnapshot& s, const SaQuery& q) {
                                                     visit_lft_records, {wire::lft_record_fields::lid});
     case a::multicast_forwarding_table_record:
       return run<wire::MulticastForwardingTableRecord>(s, q, size::multicast_forwarding_table,
-                                                       wire::mft_record_components, visit_mft_records,
+                                                       wire::mft_record_components,
+                                                       [multicast](const SaSnapshot& snap, const RecordScope& scope,
+                                                                   const auto& fn) {
+                                                         visit_mft_records(snap, multicast, scope, fn);
+                                                       },
                                                        {wire::mft_record_fields::lid});
     case a::sm_info_record:
       return run<wire::SmInfoRecord>(s, q, size::sm_info, wire::sm_info_record_components, visit_sm_info_records,

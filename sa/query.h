@@ -36,6 +36,7 @@
 
 #include "mad/base/types.h"
 #include "sa/snapshot.h"
+#include "sm/fabric/multicast_tables.h"
 
 namespace ibsm::sa {
 
@@ -81,6 +82,8 @@ SaQueryResult status_only(uint16_t status);
 // True when `attribute` is one of the record tables run_query answers.
 bool is_table_attribute(uint16_t attribute);
 
-SaQueryResult run_query(const SaSnapshot& snapshot, const SaQuery& query);
+// `multicast`: the MFTs the switches hold, for MulticastForwardingTableRecords
+// (null: none).
+SaQueryResult run_query(const SaSnapshot& snapshot, const SaQuery& query, const MulticastTables* multicast = nullptr);
 
 }  // namespace ibsm::sa

@@ -154,9 +154,30 @@ void visit_lft_records(const SaSnapshot& s, const RecordScope& scope,
   });
 }
 
-void visit_mft_records(const SaSnapshot&, const RecordScope&,
-                       const RecordVisitor<wire::MulticastForwardingTableRecord>&) {
-  // No multicast group exists yet, so no switch holds a multicast entry.
+void visit_mft_records(const SaSnapshot& s, const MulticastTables* tables, const RecordScope& scope,
+                       const RecordVisitor<wire::MulticastForwardingTableRecord>& fn) {
+  if (tables == nullptr || tables->node_count() != s.fabric.node_count()) return;
+  constexpr uint16_t first = 0xC000;  // the first multicast LID (IBA 4.1.2)
+  constexpr size_t per_block = wire::mft_entries_per_block;
+  for_each_node(s, scope, [&](NodeIndex n) {
+    const Node& node = s.fabric.node(n);
+    const MulticastTables::Entries& entries = tables->of(n);
+    if (!node.is_switch() || entries.empty()) return;
+    const size_t blocks = (entries.rbegin()->first - first) / per_block + 1;
+    const unsigned positions = node.num_ports / 16u + 1;
+    for (size_t b = 0; b < blocks; ++b) {
+      for (unsigned position = 0; position < positions; ++position) {
+        wire::MulticastForwardingTableRecord r;
+        r.lid = s.record_lid(n, 0);
+        r.position = static_cast<uint8_t>(position);
+        r.block_num = static_cast<uint16_t>(b);
+        const auto from = entries.lower_bound(static_cast<uint16_t>(first + b * per_block));
+        for (auto it = from; it != entries.end() && it->first < first + (b + 1) * per_block; ++it)
+          r.mft.port_masks[it->first - first - b * per_block] = it->second.position_bits(position);
+        fn(r);
+      }
+    }
+  });
 }
 
 void visit_sm_info_records(const SaSnapshot& s, const RecordScope& scope, const RecordVisitor<wire::SmInfoRecord>& fn) {

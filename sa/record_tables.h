@@ -39,6 +39,7 @@
 
 #include "mad/wire/sa_records.h"
 #include "sa/snapshot.h"
+#include "sm/fabric/multicast_tables.h"
 
 namespace ibsm::sa {
 
@@ -58,7 +59,11 @@ void visit_switch_info_records(const SaSnapshot& s, const RecordScope& scope,
                                const RecordVisitor<wire::SwitchInfoRecord>& fn);
 void visit_lft_records(const SaSnapshot& s, const RecordScope& scope,
                        const RecordVisitor<wire::LinearForwardingTableRecord>& fn);
-void visit_mft_records(const SaSnapshot& s, const RecordScope& scope,
+// The MFT blocks the switches were programmed with (`tables`, over the
+// snapshot's NodeIndex; null: none yet): for every switch with an entry,
+// every block from the first MLID up to its highest entry's, at every
+// position the switch has (NumPorts / 16 + 1), as a switch holds them.
+void visit_mft_records(const SaSnapshot& s, const MulticastTables* tables, const RecordScope& scope,
                        const RecordVisitor<wire::MulticastForwardingTableRecord>& fn);
 void visit_sm_info_records(const SaSnapshot& s, const RecordScope& scope, const RecordVisitor<wire::SmInfoRecord>& fn);
 void visit_guid_info_records(const SaSnapshot& s, const RecordScope& scope,

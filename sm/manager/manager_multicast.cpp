@@ -11,6 +11,16 @@ void SubnetManager::request_multicast_update(std::vector<MulticastGroupMembers> 
   for (MulticastGroupMembers& g : changed) multicast_pending_.push_back(std::move(g));
 }
 
+std::vector<MulticastGroupMembers> SubnetManager::sa_groups() const {
+  std::vector<MulticastGroupMembers> groups;
+  groups.reserve(sa_.multicast().size());
+  for (const auto& [mgid, group] : sa_.multicast().groups()) {
+    const Lid mlid = group.properties.mlid;
+    groups.push_back({mlid, sa_.multicast().members(mlid)});
+  }
+  return groups;
+}
+
 void SubnetManager::program_multicast(const SweepReport& report) {
   multicast_pending_.clear();  // every group is taken now
   if (!multicast_groups_ || !report.subnet) return;
@@ -39,6 +49,7 @@ void SubnetManager::run_multicast_changes() {
     return;
   }
   last_multicast_ = std::move(*update);
+  sa_.set_multicast_tables(multicast_.tables());
 }
 
 }  // namespace ibsm

@@ -72,6 +72,8 @@ SubnetManager::SubnetManager(Transport& port, const Clock& clock, const SmConfig
   agent_.set_sm_requester_check(
       [this](const MadPacket& p, std::function<void(bool)> answer) { check_requester(p, std::move(answer)); });
   agent_.set_state(state_);
+  // The groups whose trees the SM programs are the SA's (a test may set others).
+  multicast_groups_ = [this](const SubnetSnapshot&) { return sa_groups(); };
   ibsm::log(log_, LogLevel::info, Subsystem::state, "Entering DISCOVERING state");
 }
 
@@ -244,8 +246,11 @@ void SubnetManager::run_heavy_sweep() {
     heavy_due_ = true;
     retry_at_ = now + kSecond;
   }
-  program_multicast(*report);
+  // The SA first: its groups resolve their members in the new snapshot,
+  // and the trees are built for those.
   publish_to_sa(*report, now);
+  program_multicast(*report);
+  sa_.set_multicast_tables(multicast_.tables());
   previous_subnet_ = std::move(subnet_);
   subnet_ = report->subnet;
   last_ = std::move(*report);
@@ -502,6 +507,14 @@ void SubnetManager::on_sa_mad(const MadPacket& p) {
   const Micros now = clock_.now();
   if (mirror_.handle(p, now)) return;
   sa_.handle(p, now);
+  // Joins and leaves: their trees are programmed at the next poll (not
+  // here: this may run inside a sweep's wait on the dispatcher).
+  if (std::vector<Lid> changed = sa_.take_multicast_changes(); !changed.empty() && is_master()) {
+    std::vector<MulticastGroupMembers> groups;
+    groups.reserve(changed.size());
+    for (Lid mlid : changed) groups.push_back({mlid, sa_.multicast().members(mlid)});
+    request_multicast_update(std::move(groups));
+  }
 }
 
 // The SA answers from the subnet this sweep left programmed: the snapshot is
@@ -520,7 +533,15 @@ void SubnetManager::publish_to_sa(const SweepReport& report, Micros now) {
     log(log_, LogLevel::error, Subsystem::sa, "SA keeps the previous subnet: {}", snapshot.status().message());
     return;
   }
+  // The partitions first: their predefined groups exist with the snapshot.
+  if (report.subnet->partitions != sa_partitions_) {
+    sa_partitions_ = report.subnet->partitions;
+    sa_.set_partitions(sa_partitions_, now);
+  }
   sa_.set_snapshot(std::make_shared<const sa::SaSnapshot>(std::move(*snapshot)), now);
+  // What changed with the snapshot (members whose ports left, predefined
+  // groups) is rebuilt whole by the multicast step that follows.
+  (void)sa_.take_multicast_changes();
 }
 
 void SubnetManager::reconfigure(const SmConfig& config) {

@@ -146,6 +146,8 @@ class SubnetManager {
 
   void enter(uint8_t state, const char* why);
   void program_multicast(const SweepReport& report);
+  // Every SA group with its members, as ports of the SA's snapshot.
+  std::vector<MulticastGroupMembers> sa_groups() const;
   void run_multicast_changes();
   void run_heavy_sweep();
   bool elect(const DiscoveryResult& discovery);
@@ -208,6 +210,7 @@ class SubnetManager {
   MulticastGroupSource multicast_groups_;
   std::vector<MulticastGroupMembers> multicast_pending_;
   std::optional<MulticastUpdate> last_multicast_;
+  std::shared_ptr<const PartitionConfig> sa_partitions_;  // what the SA was last given
   SweepListener on_sweep_;
   StateListener on_state_;
 };

@@ -106,7 +106,42 @@ void require_tables_match(const sa::SaSnapshot& s) {
       }
       require_round_trip(si, wire::sa_record_size::switch_info, wire::decode_switch_info_record);
     }
-    CHECK(sa::collect_records<wire::MulticastForwardingTableRecord>(s, sa::visit_mft_records).empty());
+    auto no_tables = [](const sa::SaSnapshot& snap, const sa::RecordScope& scope, const auto& fn) {
+      sa::visit_mft_records(snap, nullptr, scope, fn);
+    };
+    CHECK(sa::collect_records<wire::MulticastForwardingTableRecord>(s, no_tables).empty());
+    // One entry, MLID 0xC021 (block 1, entry 1) on the first switch: blocks 0
+    // and 1 at every position it has, the entry's ports in each position's bits.
+    NodeIndex sw;
+    for (uint32_t i = 0; i < s.fabric.node_count() && !sw.valid(); ++i)
+      if (s.fabric.node(NodeIndex{i}).is_switch()) sw = NodeIndex{i};
+    REQUIRE(sw.valid());
+    MulticastTables tables(s.fabric.node_count());
+    PortMask ports;
+    ports.set(0);
+    ports.set(2);
+    tables.set(sw, Lid{0xC021}, ports);
+    auto with_tables = [&tables](const sa::SaSnapshot& snap, const sa::RecordScope& scope, const auto& fn) {
+      sa::visit_mft_records(snap, &tables, scope, fn);
+    };
+    auto mfts = sa::collect_records<wire::MulticastForwardingTableRecord>(s, with_tables);
+    const size_t positions = s.fabric.node(sw).num_ports / 16u + 1;
+    REQUIRE(mfts.size() == 2 * positions);
+    for (const auto& r : mfts) {
+      CHECK(r.lid == s.record_lid(sw, 0));
+      const uint16_t want = r.block_num == 1 && r.position == 0 ? 0b101 : 0;
+      CHECK(r.mft.port_masks[1] == want);
+      require_round_trip(r, wire::sa_record_size::multicast_forwarding_table,
+                         wire::decode_multicast_forwarding_table_record);
+    }
+    // Tables of another fabric are not served.
+    MulticastTables other(s.fabric.node_count() + 1);
+    other.set(sw, Lid{0xC000}, ports);
+    CHECK(sa::collect_records<wire::MulticastForwardingTableRecord>(
+              s, [&other](const sa::SaSnapshot& snap, const sa::RecordScope& scope, const auto& fn) {
+                sa::visit_mft_records(snap, &other, scope, fn);
+              })
+              .empty());
   }
   SECTION("sm info, guid info") {
     auto sms = sa::collect_records<wire::SmInfoRecord>(s, sa::visit_sm_info_records);
