@@ -406,6 +406,11 @@ int cmd_run(int argc, char** argv) {
   SubnetManager& m = **sm;
   m.set_partitions(*partitions);
   m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) { after_sweep(r, elapsed, m, config, once, log); });
+  m.set_multicast_listener([&](const MulticastTables& tables, const SubnetSnapshot& subnet) {
+    if (config.dump_files_dir.empty()) return;
+    Status dumped = write_mcfdbs_dump(config.dump_files_dir, subnet.fabric, tables);
+    if (!dumped.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", dumped.message());
+  });
   if (once) {
     run_loop(m, **transport, clock, [&] { return once_done(m); }, [&] { on_hup(m); });
     return once_result(m);

@@ -35,4 +35,9 @@ Status write_sm_dumps(const std::string& dir, const SweepReport& report, const M
                              [&](std::ostream& out) { write_opensm_lfts_dump(f, lfts, out); });
 }
 
+Status write_mcfdbs_dump(const std::string& dir, const Fabric& fabric, const MulticastTables& multicast) {
+  return write_stream_output((std::filesystem::path(dir) / "opensm.mcfdbs").string(),
+                             [&](std::ostream& out) { write_opensm_mcfdbs(fabric, multicast, out); });
+}
+
 }  // namespace ibsm::tools

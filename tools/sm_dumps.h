@@ -13,5 +13,7 @@ namespace ibsm::tools {
 
 // `multicast`: the MFTs programmed on report.subnet (null: none, an empty mcfdbs).
 Status write_sm_dumps(const std::string& dir, const SweepReport& report, const MulticastTables* multicast = nullptr);
+// opensm.mcfdbs alone: after joins and leaves, between sweeps.
+Status write_mcfdbs_dump(const std::string& dir, const Fabric& fabric, const MulticastTables& multicast);
 
 }  // namespace ibsm::tools

@@ -50,6 +50,7 @@ void SubnetManager::run_multicast_changes() {
   }
   last_multicast_ = std::move(*update);
   sa_.set_multicast_tables(multicast_.tables());
+  if (on_multicast_ && multicast_.tables() && multicast_.subnet()) on_multicast_(*multicast_.tables(), *multicast_.subnet());
 }
 
 }  // namespace ibsm

@@ -61,6 +61,9 @@ struct ManagerCounters {
 // the cache and the dump files, prints a summary.
 using SweepListener = std::function<void(const SweepReport& report, Micros elapsed)>;
 using StateListener = std::function<void(uint8_t from, uint8_t to)>;
+// What the edge learns after joins and leaves were programmed (between
+// sweeps): the MFTs the switches now hold, over `subnet`'s NodeIndex.
+using MulticastListener = std::function<void(const MulticastTables& tables, const SubnetSnapshot& subnet)>;
 
 class SubnetManager {
  public:
@@ -131,6 +134,7 @@ class SubnetManager {
 
   void set_sweep_listener(SweepListener l) { on_sweep_ = std::move(l); }
   void set_state_listener(StateListener l) { on_state_ = std::move(l); }
+  void set_multicast_listener(MulticastListener l) { on_multicast_ = std::move(l); }
   // The failure of the last heavy sweep, when it could not run at all (the
   // local port did not answer, no engine routed); empty otherwise.
   const std::string& last_error() const { return last_error_; }
@@ -213,6 +217,7 @@ class SubnetManager {
   std::shared_ptr<const PartitionConfig> sa_partitions_;  // what the SA was last given
   SweepListener on_sweep_;
   StateListener on_state_;
+  MulticastListener on_multicast_;
 };
 
 }  // namespace ibsm

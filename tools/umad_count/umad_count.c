@@ -13,10 +13,11 @@
  * a send also counts in the window if, when it is made, the file it names
  * exists and the one UMAD_MARK_END names does not. At exit one more line goes
  * to UMAD_MARK_FILE (or stderr):
- *   <pid> <comm> <sends in the window> <window seconds> <requests> <responses>
+ *   <pid> <comm> <sends in the window> <window seconds> <requests> <responses> <class>:<method>:<attr>=<count> ...
  * (responses: methods with the R bit, e.g. GetResp; the rest, TrapRepress
- * included, count as requests), the window running from the start file's
- * mtime to the end file's (or to the exit without one).
+ * included, count as requests; then the window's sends by kind, as above),
+ * the window running from the start file's mtime to the end file's (or to
+ * the exit without one).
  * It is a test and benchmark aid, not part of ibsm. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -39,8 +40,8 @@ struct kind {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long sent;
-static struct kind kinds[MAX_KINDS];
-static int nkinds;
+static struct kind kinds[MAX_KINDS], window_kinds[MAX_KINDS];
+static int nkinds, nwindow_kinds;
 static int (*real_send)(int, int, void *, int, int, int);
 static int mark_started, mark_ended;
 static unsigned long in_window, window_responses;
@@ -48,13 +49,23 @@ static unsigned long in_window, window_responses;
 static int exists(const char *path) { return path && access(path, F_OK) == 0; }
 
 /* Called with the lock held. */
-static void count_in_window(const uint8_t *mad, int length) {
+static void count_kind(struct kind *table, int *n, uint32_t key) {
+  int i;
+  for (i = 0; i < *n && table[i].key != key; ++i) {
+  }
+  if (i == *n && *n < MAX_KINDS) table[(*n)++].key = key;
+  if (i < *n) ++table[i].count;
+}
+
+/* Called with the lock held. */
+static void count_in_window(const uint8_t *mad, int length, uint32_t key) {
   if (mark_ended || !getenv("UMAD_MARK_START")) return;
   if (!mark_started) mark_started = exists(getenv("UMAD_MARK_START"));
   if (mark_started) mark_ended = exists(getenv("UMAD_MARK_END"));
   if (!mark_started || mark_ended || length < 4) return;
   ++in_window;
   if (mad[3] & 0x80) ++window_responses;
+  count_kind(window_kinds, &nwindow_kinds, key);
 }
 
 static void count(const uint8_t *mad, int length) {
@@ -63,12 +74,8 @@ static void count(const uint8_t *mad, int length) {
                               : 0;
   pthread_mutex_lock(&lock);
   ++sent;
-  int i;
-  for (i = 0; i < nkinds && kinds[i].key != key; ++i) {
-  }
-  if (i == nkinds && nkinds < MAX_KINDS) kinds[nkinds++].key = key;
-  if (i < nkinds) ++kinds[i].count;
-  count_in_window(mad, length);
+  count_kind(kinds, &nkinds, key);
+  count_in_window(mad, length, key);
   pthread_mutex_unlock(&lock);
 }
 
@@ -77,6 +84,13 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
   int rc = real_send(portid, agentid, umad, length, timeout_ms, retries);
   if (rc == 0) count((const uint8_t *)umad_get_mad(umad), length);
   return rc;
+}
+
+static void print_kinds(FILE *out, const struct kind *table, int n) {
+  for (int i = 0; i < n; ++i)
+    fprintf(out, " 0x%x:0x%x:0x%x=%lu", table[i].key >> 24, (table[i].key >> 16) & 0xff, table[i].key & 0xffff,
+            table[i].count);
+  fprintf(out, "\n");
 }
 
 static double mtime_of(const char *path) {
@@ -97,8 +111,9 @@ static void report_window(const char *name) {
   const char *path = getenv("UMAD_MARK_FILE");
   FILE *out = path ? fopen(path, "a") : stderr;
   if (!out) return;
-  fprintf(out, "%d %s %lu %.3f %lu %lu\n", (int)getpid(), name, in_window, from < 0 ? 0.0 : to - from,
+  fprintf(out, "%d %s %lu %.3f %lu %lu", (int)getpid(), name, in_window, from < 0 ? 0.0 : to - from,
           in_window - window_responses, window_responses);
+  print_kinds(out, window_kinds, nwindow_kinds);
   if (out != stderr) fclose(out);
 }
 
@@ -115,9 +130,6 @@ static void report(void) {
   FILE *out = path ? fopen(path, "a") : stderr;
   if (!out) return;
   fprintf(out, "%d %s %lu", (int)getpid(), name, sent);
-  for (int i = 0; i < nkinds; ++i)
-    fprintf(out, " 0x%x:0x%x:0x%x=%lu", kinds[i].key >> 24, (kinds[i].key >> 16) & 0xff, kinds[i].key & 0xffff,
-            kinds[i].count);
-  fprintf(out, "\n");
+  print_kinds(out, kinds, nkinds);
   if (out != stderr) fclose(out);
 }
