@@ -5,8 +5,10 @@
 //
 // PathRecord, SubnAdmGet / SubnAdmGetTable:
 //  - Source: the SGID or SLID of the template (both given: the same port),
-//    else the requesting port (SaQuery::requester). Destination: the DGID or
-//    DLID, else (GetTable) every end port in port GUID order. A GID must carry
+//    else every end port in port GUID order; destination: the DGID or DLID,
+//    else every end port in port GUID order: source major, OpenSM's "world"
+//    answer (osmtest -f v relies on its order). Such a GetTable is bounded:
+//    more than 2^20 port pairs is ERR_NO_RESOURCES. A GID must carry
 //    the subnet prefix or the link-local one and name a known port GUID; a
 //    LID must be owned by a port. SLID/DLID narrow the port's 2^LMC LIDs to
 //    that one LID.

@@ -5,10 +5,10 @@
 #   -f q  VLArbitration and SL2VL table records of every port, by Get
 #   -f f  flood: 100k SA queries, single-MAD and RMPP answers
 #   -f e  event forwarding (InformInfo)
-# -f v and -f a fail against both SMs (ibsm: an empty MultiPathRecord request
-# that must fail does not; OpenSM hangs on the SMInfoRecord Set it drops):
-# here they must end within the timeout, whatever their result. -f s and -f m
-# fail against OpenSM too and are not run here (multicast_sa.sh runs -f m).
+# -f v and -f a pass every check until the PathRecord table is compared with
+# the inventory, where a record umad2sim cut fails them (see below; OpenSM
+# hangs before, on the SMInfoRecord Set it drops). -f s and -f m fail
+# against OpenSM too and are not run here (multicast_sa.sh runs -f m).
 # Under ibsim umad2sim carries no RMPP: osmtest takes the first segment of
 # each GetTableResp for the whole answer and never ACKs, and each osmtest
 # process starts its TIDs where the last one did; the SA must cope with both.
@@ -77,11 +77,31 @@ must_pass f 120
 grep -q 'Querying 100000 port_info queries' "osmtest-f.log" "osmtest-f.out" || fail "the flood did not run its 100000 queries"
 must_pass e 30
 
-# Every request answered, if only with an error: these end on their own.
+# -f v and -f a: every check passes up to the comparison of the PathRecord
+# table with the inventory, where they may fail only on a record umad2sim
+# cut: it carries 224 of a MAD's 256 bytes, so the third PathRecord of a
+# one-MAD answer ends in garbage (its SLID and DLID read 0), in -f c's
+# inventory and again, different, here. No SA passes that under ibsim.
 for flow in v a; do
   run_flow "$flow" 60
   [[ $rc -ne 124 ]] || fail "osmtest -f $flow hung against ibsm (no answer to one of its requests)"
+  [[ $rc -eq 0 ]] && continue
+  # The errors osmtest did not expect: outside its EXPECTING ERRORS blocks
+  # and its unchecked queries (multicast and foreign-prefix PathRecords),
+  # resends of RMPP answers it never ACKs (ERR 5413) aside.
+  awk '/Expecting Errors - START/ {skip=1} /Expecting Errors  -  END/ {skip=0; next}
+       !skip && / 0x01 -> / && !/IS EXPECTED ERROR/ && !/osmtest_get_path_rec_by_gid_pair|__osmv_sa_mad_rcv_cb|osmtest_query_res_cb/ &&
+       !/(osmtest_sminfo_record_request|osmtest_informinfo_request): (ERR 008[DF]: ib_query failed|Remote error)/ &&
+       !/umad_receiver: ERR 5413/' \
+    "osmtest-$flow.log" | sed 's/^.* 0x01 -> //' > "osmtest-$flow.unexpected"
+  grep -vE '^osmtest_validate_node_data: Checking node|^osmtest_validate_path_data: Checking path' "osmtest-$flow.unexpected" \
+    > "osmtest-$flow.failures" || true
+  grep -qE '^osmtest_validate_path_data: ERR 0012: .* mismatch on path SLID 0x0 to DLID 0x0$|^osmtest_validate_path_rec: ERR 0095: Unexpected path SLID 0x0 to DLID 0x0$' \
+    "osmtest-$flow.failures" &&
+    [[ $(grep -cvE 'SLID 0x0 to DLID 0x0|ERR 0100: osmtest_validate_path_rec failed|ERR 0146: SA validation database failure' \
+         "osmtest-$flow.failures") -eq 0 ]] ||
+    fail "osmtest -f $flow failed other than on the PathRecord umad2sim cut: $(head -5 "osmtest-$flow.failures")"
 done
 
 kill -0 "$daemon" 2>/dev/null || fail "the daemon died under osmtest: $(tail -5 daemon.log)"
-echo "osmtest against ibsm: c q f e pass; v a end"
+echo "osmtest against ibsm: c q f e pass; v a pass up to the PathRecord umad2sim cuts"

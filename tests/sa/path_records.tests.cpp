@@ -554,14 +554,18 @@ TEST_CASE("path records resolve gids and lids, and answer the spec's statuses", 
     CHECK(p.numb_path == 0);
     CHECK(p.reversible);
   }
-  SECTION("requester as the source, every end port as the destination") {
+  SECTION("no source or no destination named: every end port, in port GUID order (OpenSM's world query)") {
     wire::PathRecord t;
     t.dlid = b.base_lid;
-    auto r = path_query(s, get, pr::dlid, t, a.base_lid);
-    REQUIRE(r.count == 1);
-    CHECK(record(r, 0).sgid == gid_of(s, a));
-    CHECK(record(r, 0).slid == a.base_lid);
-    CHECK(path_query(s, get, pr::dlid, t, Lid{999}).status == wire::sa_status::no_records);
+    // A Get needs exactly one: every source to b is too many.
+    CHECK(path_query(s, get, pr::dlid, t, a.base_lid).status == wire::sa_status::too_many_records);
+    auto to_b = path_query(s, table, pr::dlid, t, a.base_lid);
+    REQUIRE(to_b.status == 0);
+    REQUIRE(to_b.count == s.endports.size());
+    for (size_t i = 0; i < to_b.count; ++i) {
+      CHECK(record(to_b, i).sgid == gid_of(s, s.endports[i]));  // port GUID order
+      CHECK(record(to_b, i).dlid == b.base_lid);
+    }
 
     t = {};
     t.sgid = gid_of(s, a);
@@ -572,9 +576,15 @@ TEST_CASE("path records resolve gids and lids, and answer the spec's statuses", 
       CHECK(record(all, i).dgid == gid_of(s, s.endports[i]));  // port GUID order
       CHECK(record(all, i).sgid == gid_of(s, a));
     }
-    auto none_given = path_query(s, table, 0, {}, b.base_lid);
-    REQUIRE(none_given.count == s.endports.size());
-    CHECK(record(none_given, 0).sgid == gid_of(s, b));
+    // Nothing named: every pair, sources major, whoever asks (osmtest -f v
+    // compares its first records with a query from the lowest port).
+    const size_t n = s.endports.size();
+    auto world = path_query(s, table, 0, {}, b.base_lid);
+    REQUIRE(world.count == n * n);
+    for (size_t i = 0; i < world.count; i += n + 1) {
+      CHECK(record(world, i).sgid == gid_of(s, s.endports[i / n]));
+      CHECK(record(world, i).dgid == gid_of(s, s.endports[i % n]));
+    }
     CHECK(path_query(s, get, pr::sgid, t).status == wire::sa_status::too_many_records);
   }
   SECTION("path_sl decides the sl; a masked sl must agree") {
@@ -790,4 +800,16 @@ TEST_CASE("path records respect partitions: shared key with a full member, reque
     REQUIRE(r.count == 1);
     CHECK(test::decoded(wire::decode_path_record(r.record(0))).dgid == gid_of(s, h1));
   }
+}
+
+TEST_CASE("a wildcard PathRecord table of more than 2^20 port pairs is refused, not built", "[sa][path]") {
+  // 1,040 hosts and 28 switches: 1,068 end ports, 1,140,624 pairs.
+  sa::SaSnapshot s = test::offline_snapshot(must(topogen::leaf_spine({.leaves = 26, .spines = 2, .hosts_per_leaf = 40})));
+  REQUIRE(s.endports.size() * s.endports.size() > (size_t{1} << 20));
+  const Lid requester = s.endports.front().base_lid;
+  CHECK(path_query(s, wire::method::get_table, 0, {}, requester).status == wire::sa_status::no_resources);
+  // One end named: a table of 1,068 pairs is answered.
+  wire::PathRecord t;
+  t.sgid = gid_of(s, s.endports.front());
+  CHECK(path_query(s, wire::method::get_table, pr::sgid, t, requester).status == 0);
 }
