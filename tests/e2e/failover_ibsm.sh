@@ -7,8 +7,10 @@
 #     B's "Entering MASTER state", to sminfo at host-2 naming B MASTER (host-2's
 #     port then has B's LID as SM LID), to every CA port having it. Judged:
 #     the LIDs of before (ibnetdiscover), every CA pair routed (dump_lfts,
-#     ibsm check), and the ServiceRecord found on B's SA (saquery -S) — the
-#     standby mirrored the master's SA state.
+#     ibsm check), the ServiceRecord found on B's SA (saquery -S) and the
+#     multicast group host-4 and host-5 joined on A, at the same MLID, with
+#     the switches' MFTs (dump_mfts) unchanged — the standby mirrored the
+#     master's SA state.
 #  3. C (host-3, priority 15) joins: B hands over. C is MASTER, B STANDBY,
 #     the same judges, the ServiceRecord found on C, and no ping-pong after.
 # KIND=opensm runs the same steps with OpenSM daemons (polling every second,
@@ -54,6 +56,47 @@ SIM_HOST=host-4 client timeout 30 "$IBSM" query --timeout 5000 SR --set ServiceI
   ServiceName=ibsm-failover --json > sr_set.out 2> sr_set.err || grep -q libumad2sim.so sr_set.err ||
   fail "registering the service on A: $(cat sr_set.out sr_set.err)"
 why=$(service_on A) || fail "the service is not on A: $why"
+# host-4 and host-5 join the IPoIB broadcast group on A; its MFTs as programmed.
+bcast=ff12:401b:ffff::ffff:ffff
+for h in host-4 host-5; do
+  gid=$(python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address(0xfe80 << 112 | int(sys.argv[1], 16)))' "$(port_guid "$h")")
+  SIM_HOST=$h sim_client timeout 30 "$IBSM" query MCMR --set MGID="$bcast" PortGID="$gid" JoinState=1 --json \
+    > "join.$h" || fail "$h's join on A failed"
+done
+mlid=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[0]["MLID"])' join.host-5)
+for _ in $(seq 1 50); do
+  SIM_HOST=$JUDGE_HOST mft_entries > mfts.A
+  [[ $(grep -c " $(printf '%#06x' "$mlid") " mfts.A) -ge 3 ]] && break
+  sleep 0.2
+done
+[[ -s mfts.A ]] || fail "no MFT entry after the joins on A"
+# groups_on WHO: the members of the broadcast group in the SA host-2's port
+# knows (a trusted table: every member; saquery's view of one MAD).
+groups_on() {
+  SIM_HOST=$JUDGE_HOST sim_client timeout 20 "$IBSM" query MCMR --smkey 1 MGID="$bcast" --json > "mcmr.$1" ||
+    { echo "MCMR query failed"; return 1; }
+  python3 - "mcmr.$1" "$mlid" "$(port_guid host-4)" "$(port_guid host-5)" <<'EOF'
+import ipaddress, json, sys
+recs, mlid = json.load(open(sys.argv[1])), int(sys.argv[2])
+assert recs and all(r["MLID"] == mlid for r in recs), f"MLIDs {[r['MLID'] for r in recs]}, expected {mlid}"
+got = sorted(int.from_bytes(ipaddress.IPv6Address(r["PortGID"]).packed[8:], "big") for r in recs)
+want = sorted(int(g, 16) for g in sys.argv[3:])
+assert got == want, f"members {[hex(g) for g in got]}, expected {[hex(g) for g in want]}"
+EOF
+}
+judge_groups() {  # judge_groups WHO: the same members at the same MLID, the switches' MFTs unchanged
+  local why
+  if why=$(groups_on "$1" 2>&1); then
+    SIM_HOST=$JUDGE_HOST mft_entries > "mfts.$1"
+    if ! diff -q mfts.A "mfts.$1" > /dev/null; then
+      [[ $kind == opensm ]] && { echo "OpenSM: the MFTs changed with the failover to $1 (not judged)"; return 0; }
+      fail "the MFTs changed with the failover to $1: $(diff mfts.A "mfts.$1" | head -5)"
+    fi
+    echo "the multicast group (MLID $(printf '%#x' "$mlid"), 2 members) is on $1, the MFTs unchanged"
+  elif [[ $kind == opensm ]]; then echo "OpenSM: $why (not judged)"
+  else fail "after the failover to $1: $why"; fi
+}
+judge_groups A
 # The standby copies the master's SA records as it polls: give it a few polls.
 sleep "${MIRROR_WAIT:-3}"
 
@@ -72,6 +115,7 @@ echo "takeover after SIGKILL of the master: B MASTER in $(since "$t0" "$t_state"
   "$(since "$t0" "$t_seen") s, every CA port points at it in $(since "$t0" "$t_all") s"
 judge_master host-1 -
 judge_service B
+judge_groups B
 
 # --- 3. C joins higher: B hands over.
 t0=$(date +%s.%N)
@@ -83,6 +127,7 @@ must_log B "Entering STANDBY state" 30 2
 echo "handover to a higher SM: C MASTER $(since "$t0" "$(date +%s.%N)") s after it started"
 judge_master host-3 host-1
 judge_service C
+judge_groups C
 sleep 3  # no ping-pong
 [[ $(grep -c "Entering MASTER state" "$(sm_log C)") -eq 1 ]] || fail "C lost the subnet again"
 [[ $(grep -c "Entering MASTER state" "$(sm_log B)") -eq 1 ]] || fail "B took the subnet back"

@@ -5,6 +5,7 @@
 #   ibsim_cmd 'Unlink "sw"[3]'   send a console command
 #   client CMD ARGS...      run a umad client (diag tool, opensm, ibsm) on the simulator
 #   fail MESSAGE            print and exit 1
+#   mft_entries             the switches' MFT entries (dump_mfts), one per line
 # Environment: IBSM (path of the ibsm binary), IBSM_TOOLS_DIR (test helper binaries),
 # UMAD_COUNT (umad_count.so, the MAD counter), E2E_KEEP (set: keep the scratch
 # folder also when the test passes).
@@ -95,6 +96,24 @@ sm_daemon_stop() {
   kill "$DAEMON_PID" 2>/dev/null || true
   wait "$DAEMON_PID" 2>/dev/null || true
   DAEMON_PID=""
+}
+
+# mft_entries: what the switches' MFTs hold, as dump_mfts reads them (at
+# SIM_HOST, if set): "SWITCH_GUID MLID PORT" lines (0x%016x 0x%04x decimal),
+# sorted.
+mft_entries() {
+  sim_client dump_mfts 2> /dev/null | python3 -c '
+import re, sys
+guid = start = None
+for line in sys.stdin:
+    m = re.search(r"guid (0x[0-9a-f]+)", line)
+    if line.startswith("Multicast mlids") and m: guid = int(m.group(1), 16); continue
+    if "Ports:" in line: start = line.index("Ports:") + len("Ports: "); continue
+    m = re.match(r"(0x[0-9a-f]+)\s", line)
+    if m and guid is not None and start is not None:
+        for i, c in enumerate(line.rstrip("\n")):
+            if c == "x" and i >= start: print(f"{guid:#018x} {int(m.group(1), 16):#06x} {(i - start) // 2}")
+' | sort
 }
 
 # sim_client CMD ARGS...: client, run again (up to 3 times) if umad2sim (ibsim 0.10)

@@ -50,22 +50,8 @@ leave() {  # leave HOST MGID JOINSTATE (a run again after a crash finds no membe
     grep -q "umad2sim crashed" "leave.$1" || fail "$1's leave of $2 failed: $(cat "leave.$1")"
 }
 
-# switch_entries: (switch GUID, MLID, port) triples the switches hold, from dump_mfts.
-switch_entries() {
-  sim_client dump_mfts 2> /dev/null | python3 -c '
-import re, sys
-guid = start = None
-for line in sys.stdin:
-    m = re.search(r"guid (0x[0-9a-f]+)", line)
-    if line.startswith("Multicast mlids") and m: guid = int(m.group(1), 16); continue
-    if "Ports:" in line: start = line.index("Ports:") + len("Ports: "); continue
-    m = re.match(r"(0x[0-9a-f]+)\s", line)
-    if m and guid is not None and start is not None:
-        for i, c in enumerate(line.rstrip("\n")):
-            if c == "x" and i >= start: print(f"{guid:#018x} {int(m.group(1), 16):#06x} {(i - start) // 2}")
-' | sort
-}
-# dump_entries: the same from the opensm.mcfdbs ibsm wrote.
+# dump_entries: the same (switch GUID, MLID, port) lines as mft_entries, from
+# the opensm.mcfdbs ibsm wrote.
 dump_entries() {
   python3 - dump/opensm.mcfdbs <<'EOF' | sort
 import re, sys
@@ -82,7 +68,7 @@ EOF
 agree() {
   local i
   for i in $(seq 1 50); do
-    switch_entries > "$1.switches"
+    mft_entries > "$1.switches"
     dump_entries > "$1.dump"
     [[ -s $1.switches ]] && diff -q "$1.switches" "$1.dump" > /dev/null && return 0
     sleep 0.2
