@@ -14,8 +14,11 @@ std::span<const uint16_t> pkeys_of(const SaSnapshot& s, const EndPort& e) {
 
 }  // namespace
 
-const EndPort* port_by_gid(const SaSnapshot& s, const wire::Gid& gid) {
-  if (gid.prefix() != s.subnet_prefix) return nullptr;
+const EndPort* port_by_gid(const SaSnapshot& s, const wire::Gid& gid, GidPrefix prefix) {
+  constexpr uint64_t kLinkLocal = 0xFE80000000000000ULL;  // fe80::/10
+  constexpr uint64_t kLinkLocalMask = 0xFFC0000000000000ULL;
+  const bool on_subnet = gid.prefix() == s.subnet_prefix || (gid.prefix() & kLinkLocalMask) == kLinkLocal;
+  if (prefix == GidPrefix::subnet_or_link_local && !on_subnet) return nullptr;
   return s.by_port_guid(Guid{gid.interface_id()});
 }
 

@@ -33,9 +33,17 @@ inline wire::Gid port_gid(const SaSnapshot& s, const EndPort& e) {
   return wire::Gid::from_parts(s.subnet_prefix, e.guid.value);
 }
 
-// The end port whose GID is `gid` (the subnet's prefix and one of its port
-// GUIDs), or nullptr.
-const EndPort* port_by_gid(const SaSnapshot& s, const wire::Gid& gid);
+// How a GID names a port of this subnet: its interface ID is the port's
+// GUID, and its prefix is
+//  - subnet_or_link_local: the subnet's, or link-local (fe80::/10, valid on
+//    every subnet, IBA 4.1.1);
+//  - any: whatever it is, as OpenSM finds a ServiceRecord's port (osmtest 3.3
+//    sends a zero prefix, or the link-local one in host byte order, 0x80fe).
+enum class GidPrefix { subnet_or_link_local, any };
+
+// The end port `gid` names, or nullptr.
+const EndPort* port_by_gid(const SaSnapshot& s, const wire::Gid& gid,
+                           GidPrefix prefix = GidPrefix::subnet_or_link_local);
 
 // True when `e`'s P_Key table holds the partition of `pkey` (either membership).
 bool port_has_pkey(const SaSnapshot& s, const EndPort& e, uint16_t pkey);

@@ -144,18 +144,6 @@ struct PathRequest {
   const EndPort* requester = nullptr;
 };
 
-bool gid_on_subnet(const SaSnapshot& s, const wire::Gid& gid) {
-  const uint64_t prefix = gid.prefix();
-  constexpr uint64_t kLinkLocal = 0xFE80000000000000ULL;  // fe80::/10 (IBA 4.1.1)
-  return prefix == s.subnet_prefix || (prefix & 0xFFC0000000000000ULL) == kLinkLocal;
-}
-
-// The end port a unicast GID of this subnet names, or nullptr.
-const EndPort* port_of_gid(const SaSnapshot& s, const wire::Gid& gid) {
-  if (!gid_on_subnet(s, gid)) return nullptr;
-  return s.by_port_guid(Guid{gid.interface_id()});
-}
-
 // One trace in progress, a switch hop per step(): a path and its way back
 // are independent walks, and stepping them in turn lets the CPU overlap
 // their LFT cache misses (the LFTs of a 10k-port fabric are tens of MB, so
@@ -401,7 +389,7 @@ SaQueryResult path_record_query(const SaSnapshot& s, const SaQuery& query) {
   // Source: SGID, SLID (the same port when both), else the requester.
   const EndPort* src = nullptr;
   if (q.mask & kSgid) {
-    src = port_of_gid(s, q.t.sgid);
+    src = port_by_gid(s, q.t.sgid);
     if (src == nullptr) return status_only(bad_gid);
   }
   if (q.mask & kSlid) {
@@ -414,7 +402,7 @@ SaQueryResult path_record_query(const SaSnapshot& s, const SaQuery& query) {
 
   const EndPort* dst = nullptr;
   if (q.mask & kDgid) {
-    dst = port_of_gid(s, q.t.dgid);
+    dst = port_by_gid(s, q.t.dgid);
     if (dst == nullptr) return status_only(bad_gid);
   }
   if (q.mask & kDlid) {
@@ -494,7 +482,7 @@ SaQueryResult multi_path_query(const SaSnapshot& s, const SaQuery& query) {
 
   // Every GID must name a port of this subnet (multicast ones do not).
   auto port_at = [&](size_t i) {
-    return port_of_gid(s, wire::get_gid(rec, mf::gid(i)));
+    return port_by_gid(s, wire::get_gid(rec, mf::gid(i)));
   };
   for (size_t i = 0; i < n_src + n_dst; ++i)
     if (port_at(i) == nullptr) return status_only(wire::sa_status::req_gid_invalid);

@@ -62,12 +62,10 @@ uint16_t read_identity(const SaQuery& q, wire::ServiceRecord& out) {
   return 0;
 }
 
-// The port a ServiceGID names: the port whose GUID is its interface ID,
-// whatever the prefix, as OpenSM finds a service's port (by the interface ID
-// alone). Requesters fill the prefix loosely: osmtest 3.3 sends zero, or the
-// link-local prefix in host byte order (0x80fe), for its own port.
+// The port a ServiceGID names: by its interface ID alone, whatever the
+// prefix, as OpenSM finds a service's port (partition_access.h: GidPrefix::any).
 const EndPort* service_port_of(const SaSnapshot& s, const wire::Gid& service_gid) {
-  return s.by_port_guid(Guid{service_gid.interface_id()});
+  return port_by_gid(s, service_gid, GidPrefix::any);
 }
 
 // True when the requester may register or withdraw records of `service_gid`:

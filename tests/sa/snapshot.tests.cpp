@@ -2,6 +2,7 @@
 // SMAs hold (LIDs, LMCs, states, SM LID), and its indexes find every port by
 // each of its LIDs, its port GUID and its node GUID.
 #include "sa/snapshot.h"
+#include "sa/partition_access.h"
 
 #include <catch2/catch.hpp>
 
@@ -146,4 +147,20 @@ TEST_CASE("SA snapshot: the SLs of the routing the sweep used reach the snapshot
   // Without one, every path is SL 0: no hook at all.
   SweepHarness plain(must(topogen::kary_ntree({.k = 2, .n = 2})));
   CHECK_FALSE(test::swept_snapshot(plain).path_sl);
+}
+
+TEST_CASE("a GID names a port by its interface ID: with the subnet's or the link-local prefix, or with any", "[sa][snapshot]") {
+  sa::SaSnapshot s = test::offline_snapshot(must(topogen::kary_ntree({.k = 2, .n = 2})));
+  s.subnet_prefix = 0xFEC0000000001234ULL;  // a site prefix, so that link-local differs
+  const sa::EndPort& e = s.endports.front();
+  using P = sa::GidPrefix;
+  const auto gid = [&](uint64_t prefix) { return wire::Gid::from_parts(prefix, e.guid.value); };
+  CHECK(sa::port_by_gid(s, gid(s.subnet_prefix)) == &e);
+  CHECK(sa::port_by_gid(s, gid(0xFE80000000000000ULL)) == &e);
+  CHECK(sa::port_by_gid(s, gid(0xFEBF000000000000ULL)) == &e);  // still fe80::/10
+  CHECK(sa::port_by_gid(s, gid(0)) == nullptr);
+  CHECK(sa::port_by_gid(s, gid(0x80FE000000000000ULL)) == nullptr);  // byte-swapped link-local
+  CHECK(sa::port_by_gid(s, gid(0), P::any) == &e);
+  CHECK(sa::port_by_gid(s, gid(0x80FE000000000000ULL), P::any) == &e);
+  CHECK(sa::port_by_gid(s, wire::Gid::from_parts(s.subnet_prefix, 0x4242), P::any) == nullptr);  // no such port
 }
