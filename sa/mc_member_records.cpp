@@ -44,21 +44,7 @@ constexpr uint16_t sa_signature = 0xA01B;
 constexpr uint8_t min_mtu = 1, max_mtu = 5;
 
 SaQueryResult answer(const std::vector<McMemberRecord>& records) {
-  SaQueryResult r;
-  r.record_size = wire::sa_record_size::mc_member;
-  r.attr_offset = wire::sa_attr_offset_words(r.record_size);
-  const size_t stride = size_t{r.attr_offset} * 8;
-  r.count = records.size();
-  r.records.assign(r.count * stride, 0);
-  for (size_t i = 0; i < records.size(); ++i)
-    wire::encode(records[i], std::span<uint8_t>(r.records).subspan(i * stride, r.record_size));
-  return r;
-}
-
-std::array<uint8_t, wire::sa_record_size::mc_member> template_bytes(const SaQuery& q) {
-  std::array<uint8_t, wire::sa_record_size::mc_member> t{};
-  std::copy_n(q.record.begin(), std::min(q.record.size(), t.size()), t.begin());
-  return t;
+  return records_answer(std::span<const McMemberRecord>(records), wire::sa_record_size::mc_member);
 }
 
 // Whether `have` meets the request's `want` under `selector` (IBA 15.2.5.16):
@@ -106,11 +92,7 @@ McMemberRecord member_record(const McGroup& g, const McMember& m) {
 
 // The request with the group's properties: what a join or leave answers.
 McMemberRecord echo(const McMemberRecord& request, const McGroup& g) {
-  McMemberRecord r = g.properties;
-  r.port_gid = request.port_gid;
-  r.join_state = request.join_state;
-  r.proxy_join = request.proxy_join;
-  return r;
+  return member_record(g, McMember{request.port_gid, PortRef{}, request.join_state, request.proxy_join != 0});
 }
 
 const wire::PortInfo* port_info_of(const SaSnapshot& s, const EndPort& e) {
@@ -169,7 +151,7 @@ SaQueryResult MulticastRegistry::handle(const SaSnapshot& snapshot, const SaQuer
   if ((query.component_mask & ~wire::component_mask_of(components())) != 0)
     return status_only(wire::sa_status::req_invalid);
   // A selected MTU or Rate must be a code (OpenSM's mtu_is_valid / rate_is_valid).
-  const auto tmpl = template_bytes(query);
+  const auto tmpl = template_bytes<wire::sa_record_size::mc_member>(query);
   const auto t = wire::decode_mc_member_record(tmpl);
   if (!t.ok()) return status_only(wire::sa_status::req_invalid);
   const uint64_t mask = query.component_mask;
@@ -191,7 +173,7 @@ SaQueryResult MulticastRegistry::handle(const SaSnapshot& snapshot, const SaQuer
 SaQueryResult MulticastRegistry::join(const SaSnapshot& s, const SaQuery& q) {
   const uint64_t mask = q.component_mask;
   if ((mask & join_mask) != join_mask) return status_only(wire::sa_status::req_insufficient_components);
-  const auto tmpl = template_bytes(q);
+  const auto tmpl = template_bytes<wire::sa_record_size::mc_member>(q);
   McMemberRecord t = *wire::decode_mc_member_record(tmpl);
   const EndPort* requester = requester_port(s, q.requester);
   const EndPort* port = port_by_gid(s, t.port_gid);
@@ -273,7 +255,7 @@ SaQueryResult MulticastRegistry::join(const SaSnapshot& s, const SaQuery& q) {
 
 SaQueryResult MulticastRegistry::leave(const SaSnapshot& s, const SaQuery& q) {
   if ((q.component_mask & join_mask) != join_mask) return status_only(wire::sa_status::req_insufficient_components);
-  const McMemberRecord t = *wire::decode_mc_member_record(template_bytes(q));
+  const McMemberRecord t = *wire::decode_mc_member_record(template_bytes<wire::sa_record_size::mc_member>(q));
   McGroup* g = groups_.find(t.mgid);
   if (g == nullptr) return status_only(wire::sa_status::req_invalid);
   auto it = g->members.find(t.port_gid.interface_id());
@@ -304,7 +286,7 @@ SaQueryResult MulticastRegistry::leave(const SaSnapshot& s, const SaQuery& q) {
 
 SaQueryResult MulticastRegistry::get(const SaSnapshot& s, const SaQuery& q) const {
   const uint64_t mask = q.component_mask;
-  const auto tmpl = template_bytes(q);
+  const auto tmpl = template_bytes<wire::sa_record_size::mc_member>(q);
   const McMemberRecord t = *wire::decode_mc_member_record(tmpl);
   const EndPort* requester = q.trusted ? nullptr : requester_port(s, q.requester);
   std::vector<McMemberRecord> found;

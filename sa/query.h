@@ -29,12 +29,15 @@
 //  (success with no records, as OpenSM answers; only Get treats none as an error).
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "mad/base/types.h"
+#include "mad/wire/sa_header.h"
 #include "sa/snapshot.h"
 #include "sm/fabric/multicast_tables.h"
 
@@ -78,6 +81,31 @@ struct SaQueryResult {
 
 // An answer that is a status alone, no records (errors, and a Get's misses).
 SaQueryResult status_only(uint16_t status);
+
+// An answer carrying `records`, each encoded in `record_size` bytes at the
+// AttributeOffset stride (the registries' answers: services, subscriptions,
+// multicast members).
+template <typename R>
+SaQueryResult records_answer(std::span<const R> records, size_t record_size) {
+  SaQueryResult r;
+  r.record_size = record_size;
+  r.attr_offset = wire::sa_attr_offset_words(record_size);
+  const size_t stride = size_t{r.attr_offset} * 8;
+  r.count = records.size();
+  r.records.assign(r.count * stride, 0);
+  for (size_t i = 0; i < records.size(); ++i)
+    encode(records[i], std::span<uint8_t>(r.records).subspan(i * stride, record_size));
+  return r;
+}
+
+// The request's template as a whole record of `Size` bytes (a short one
+// reads as zeros).
+template <size_t Size>
+std::array<uint8_t, Size> template_bytes(const SaQuery& q) {
+  std::array<uint8_t, Size> t{};
+  std::copy_n(q.record.begin(), std::min(q.record.size(), t.size()), t.begin());
+  return t;
+}
 
 // True when `attribute` is one of the record tables run_query answers.
 bool is_table_attribute(uint16_t attribute);

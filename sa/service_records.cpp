@@ -28,24 +28,9 @@ constexpr Micros micros_per_second = 1'000'000;
 
 // The answer carrying `records`, ServiceKey hidden from untrusted requesters.
 SaQueryResult answer(std::vector<wire::ServiceRecord> records, bool trusted) {
-  SaQueryResult r;
-  r.record_size = wire::sa_record_size::service;
-  r.attr_offset = wire::sa_attr_offset_words(r.record_size);
-  const size_t stride = size_t{r.attr_offset} * 8;
-  r.count = records.size();
-  r.records.assign(r.count * stride, 0);
-  for (size_t i = 0; i < records.size(); ++i) {
-    if (!trusted) records[i].service_key = {};
-    wire::encode(records[i], std::span<uint8_t>(r.records).subspan(i * stride, r.record_size));
-  }
-  return r;
-}
-
-// The request's template as a whole record (a short one reads as zeros).
-std::array<uint8_t, wire::sa_record_size::service> template_bytes(const SaQuery& q) {
-  std::array<uint8_t, wire::sa_record_size::service> t{};
-  std::copy_n(q.record.begin(), std::min(q.record.size(), t.size()), t.begin());
-  return t;
+  if (!trusted)
+    for (wire::ServiceRecord& r : records) r.service_key = {};
+  return records_answer(std::span<const wire::ServiceRecord>(records), wire::sa_record_size::service);
 }
 
 // Checks the mask of a Set or Delete and reads the record it names, with
@@ -54,7 +39,7 @@ uint16_t read_identity(const SaQuery& q, wire::ServiceRecord& out) {
   if ((q.component_mask & ~wire::component_mask_of(components())) != 0) return wire::sa_status::req_invalid;
   if ((q.component_mask & (id_bit | gid_bit)) != (id_bit | gid_bit))
     return wire::sa_status::req_insufficient_components;
-  auto rec = wire::decode_service_record(template_bytes(q));
+  auto rec = wire::decode_service_record(template_bytes<wire::sa_record_size::service>(q));
   if (!rec.ok()) return wire::sa_status::req_invalid;
   out = *rec;
   if ((q.component_mask & lease_bit) == 0) out.service_lease = wire::service_lease_infinite;
@@ -147,7 +132,7 @@ SaQueryResult ServiceRegistry::remove(const SaSnapshot& s, const SaQuery& q, Mic
 SaQueryResult ServiceRegistry::get(const SaSnapshot& s, const SaQuery& q, Micros now) const {
   if ((q.component_mask & ~wire::component_mask_of(components())) != 0)
     return status_only(wire::sa_status::req_invalid);
-  const auto tmpl = template_bytes(q);
+  const auto tmpl = template_bytes<wire::sa_record_size::service>(q);
   const EndPort* requester = q.trusted ? nullptr : requester_port(s, q.requester);
   std::vector<wire::ServiceRecord> found;
   std::array<uint8_t, wire::sa_record_size::service> buf{};

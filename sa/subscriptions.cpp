@@ -23,23 +23,10 @@ constexpr bool is_security_trap(uint16_t trap) {
   return trap >= wire::trap_number::bad_m_key && trap <= wire::trap_number::bad_p_key_switch_external_port;
 }
 
-template <typename R>
-SaQueryResult answer(std::span<const R> records, size_t record_size) {
-  SaQueryResult r;
-  r.record_size = record_size;
-  r.attr_offset = wire::sa_attr_offset_words(record_size);
-  const size_t stride = size_t{r.attr_offset} * 8;
-  r.count = records.size();
-  r.records.assign(r.count * stride, 0);
-  for (size_t i = 0; i < records.size(); ++i)
-    wire::encode(records[i], std::span<uint8_t>(r.records).subspan(i * stride, record_size));
-  return r;
-}
-
 // The Set answer: the InformInfo echoed, with `status`.
 SaQueryResult echo(wire::InformInfo info, uint16_t status) {
   if (status != 0) info.subscribe = 0;  // o13-13.1.1
-  SaQueryResult r = answer(std::span<const wire::InformInfo>(&info, 1), wire::inform_info_size);
+  SaQueryResult r = records_answer(std::span<const wire::InformInfo>(&info, 1), wire::inform_info_size);
   r.status = status;
   return r;
 }
@@ -169,7 +156,7 @@ SaQueryResult Subscriptions::get_records(const SaSnapshot& s, const SaQuery& q) 
   }
   if (q.method == wire::method::get && found.size() != 1)
     return status_only(found.empty() ? wire::sa_status::no_records : wire::sa_status::too_many_records);
-  return answer(std::span<const wire::InformInfoRecord>(found), wire::sa_record_size::inform_info);
+  return records_answer(std::span<const wire::InformInfoRecord>(found), wire::sa_record_size::inform_info);
 }
 
 ImportResult Subscriptions::import(std::vector<wire::InformInfoRecord> records, const SaSnapshot& snapshot) {

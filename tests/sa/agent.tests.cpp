@@ -283,19 +283,8 @@ namespace {
 // Subscribes the bench's client to generic trap `trap` (every type and
 // producer, the whole LID range, reports to its QP1).
 void subscribe(SaBench& b, uint16_t trap) {
-  wire::InformInfo ii;
-  ii.lid_range_begin = Lid{0xFFFF};
-  ii.type = 0xFFFF;
-  ii.trap_number = trap;
-  ii.qpn = 1;
-  ii.resp_time_value = 18;
-  ii.producer_type = 0xFFFFFF;
-  sa::SaRequest req;
-  req.method = wire::method::set;
-  req.attribute = wire::sa_attr::inform_info;
-  req.data.assign(wire::inform_info_size, 0);
-  wire::encode(ii, req.data);
-  auto a = b.call(req);
+  auto a = b.call(test::sa_request(wire::method::set, wire::sa_attr::inform_info, 0, test::generic_trap(trap),
+                                   wire::inform_info_size));
   REQUIRE(a.ok());
   REQUIRE(a->status == 0);
 }

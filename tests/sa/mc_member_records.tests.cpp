@@ -497,21 +497,8 @@ TEST_CASE("SA agent: subscribers get trap 66 when a group is created and 67 when
   const wire::Gid my_gid = sa::port_gid(*b.snapshot, *me);
 
   for (uint16_t trap : {wire::trap_number::mcast_group_created, wire::trap_number::mcast_group_deleted}) {
-    wire::InformInfo ii;
-    ii.lid_range_begin = Lid{wire::inform_all_lids};
-    ii.is_generic = 1;
-    ii.subscribe = 1;
-    ii.type = wire::inform_all_types;
-    ii.trap_number = trap;
-    ii.qpn = 1;
-    ii.resp_time_value = 18;
-    ii.producer_type = wire::inform_all_producer_types;
-    sa::SaRequest sub;
-    sub.method = wire::method::set;
-    sub.attribute = wire::sa_attr::inform_info;
-    sub.data.assign(wire::inform_info_size, 0);
-    wire::encode(ii, sub.data);
-    auto a = b.call(sub);
+    auto a = b.call(test::sa_request(wire::method::set, wire::sa_attr::inform_info, 0, test::generic_trap(trap),
+                                     wire::inform_info_size));
     REQUIRE(a.ok());
     REQUIRE(a->status == 0);
   }
@@ -521,13 +508,7 @@ TEST_CASE("SA agent: subscribers get trap 66 when a group is created and 67 when
     t.port_gid = my_gid;
     t.join_state = js::full_member;
     t.p_key = 0xFFFF;
-    sa::SaRequest req;
-    req.method = method;
-    req.attribute = wire::sa_attr::mc_member_record;
-    req.component_mask = mask;
-    req.data.assign(wire::sa_record_size::mc_member, 0);
-    wire::encode(t, req.data);
-    auto a = b.call(req);
+    auto a = b.call(test::sa_request(method, wire::sa_attr::mc_member_record, mask, t, wire::sa_record_size::mc_member));
     REQUIRE(a.ok());
     REQUIRE(a->status == 0);
   };

@@ -103,13 +103,8 @@ sa::SaRequest table_request(uint16_t attribute, uint64_t sm_key = 0) {
 }
 
 wire::InformInfo generic_trap(uint16_t trap) {
-  wire::InformInfo ii;
-  ii.lid_range_begin = Lid{wire::inform_all_lids};
-  ii.type = wire::inform_all_types;
-  ii.trap_number = trap;
-  ii.qpn = 1;
+  wire::InformInfo ii = test::generic_trap(trap);
   ii.resp_time_value = 17;
-  ii.producer_type = wire::inform_all_producer_types;
   return ii;
 }
 
@@ -857,13 +852,7 @@ sa::SaRequest mc_request(uint8_t method, uint64_t mask, const wire::Gid& mgid, c
   t.join_state = join;
   t.q_key = 0x22;
   t.p_key = sa::default_pkey;
-  sa::SaRequest req;
-  req.method = method;
-  req.attribute = wire::sa_attr::mc_member_record;
-  req.component_mask = mask;
-  req.data.assign(wire::sa_record_size::mc_member, 0);
-  wire::encode(t, req.data);
-  return req;
+  return test::sa_request(method, wire::sa_attr::mc_member_record, mask, t, wire::sa_record_size::mc_member);
 }
 
 }  // namespace

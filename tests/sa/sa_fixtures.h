@@ -10,7 +10,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "mad/wire/inform_info.h"
+
 #include "mad/wire/sa/component_mask.h"
+#include "sa/client.h"
 #include "sa/query.h"
 #include "sa/snapshot.h"
 #include "sm/fabric/netfile_reader.h"
@@ -133,6 +136,32 @@ Hca 2 "Hca2"
 [2] "Switch2"[2]
 )");
   return must(read_netfile(net, "net.2sw2path4hca2port"));
+}
+
+// A subscription to one generic trap from every LID, every producer, QP 1.
+inline wire::InformInfo generic_trap(uint16_t trap) {
+  wire::InformInfo ii;
+  ii.lid_range_begin = Lid{wire::inform_all_lids};
+  ii.is_generic = 1;
+  ii.subscribe = 1;
+  ii.type = wire::inform_all_types;
+  ii.trap_number = trap;
+  ii.qpn = 1;
+  ii.resp_time_value = 18;
+  ii.producer_type = wire::inform_all_producer_types;
+  return ii;
+}
+
+// An SA request for `client` tests: `record` encoded as the request's data.
+template <typename R>
+sa::SaRequest sa_request(uint8_t method, uint16_t attribute, uint64_t mask, const R& record, size_t record_size) {
+  sa::SaRequest req;
+  req.method = method;
+  req.attribute = attribute;
+  req.component_mask = mask;
+  req.data.assign(record_size, 0);
+  wire::encode(record, req.data);
+  return req;
 }
 
 }  // namespace ibsm::test

@@ -57,18 +57,7 @@ struct Fixture {
   Lid lid(size_t i) const { return cas[i]->base_lid; }
 };
 
-wire::InformInfo generic_trap(uint16_t trap) {
-  wire::InformInfo ii;
-  ii.lid_range_begin = Lid{wire::inform_all_lids};
-  ii.is_generic = 1;
-  ii.subscribe = 1;
-  ii.type = wire::inform_all_types;
-  ii.trap_number = trap;
-  ii.qpn = 1;
-  ii.resp_time_value = 18;
-  ii.producer_type = wire::inform_all_producer_types;
-  return ii;
-}
+using test::generic_trap;
 
 // A Set from `requester`'s QP `qp` (1: the GSI).
 sa::SaQueryResult inform(sa::Subscriptions& subs, const sa::SaSnapshot& s, const wire::InformInfo& ii, Lid requester,
