@@ -98,6 +98,31 @@ assert [r["MGID"] for r in json.load(open(sys.argv[1]))] == [sys.argv[2]]
 EOF
 grep -q "multicast group $app_full (mlid 0xc001) deleted" daemon.log || fail "the daemon did not log the deletion"
 
+# --- Traps 66 and 67 reach a subscriber (sa_send_raw --subscriber, as in
+# sa_services.sh: ibsim hands the SA's Reports only to a client with issm
+# open): every generic trap (TrapNumber 0xFFFF), then host-5 creates and
+# deletes a group.
+inform_info=$(printf '%032d' 0)ffff000000000101ffffffff0000011200ffffff
+SIM_HOST=host-8 client timeout 20 "$IBSM_TOOLS_DIR/sa_send_raw" --subscriber --wait 8000 \
+  method=0x02 attr=0x0003 data="$inform_info" > reports.out 2> reports.err &
+reporter=$!
+for _ in $(seq 1 50); do grep -q "^answer" reports.out && break; sleep 0.1; done
+grep -q "^answer method 0x81 status 0x0000 attr 0x0003" reports.out || fail "InformInfo Set: $(cat reports.out reports.err)"
+trapped=ff15:1234::77
+q host-5 MCMR --set MGID=$trapped PortGID="$gid5" JoinState=1 Q_Key=0x22 P_Key=0xffff SL=0 FlowLabel=0 TClass=0 \
+  > /dev/null || fail "create of $trapped failed"
+q host-5 MCMR --delete MGID=$trapped PortGID="$gid5" JoinState=1 > /dev/null || fail "delete of $trapped failed"
+for _ in $(seq 1 50); do grep -q "^report trap 67" reports.out && break; sleep 0.1; done
+kill "$reporter" 2>/dev/null || true
+wait "$reporter" 2>/dev/null || true
+for trap in 66 67; do
+  reported=$(grep -m1 "^report trap $trap" reports.out | awk '{print $NF}')
+  [[ -n $reported ]] || fail "no trap $trap report: $(cat reports.out)"
+  python3 -c 'import ipaddress, sys; assert ipaddress.IPv6Address(sys.argv[1]) == ipaddress.IPv6Address(sys.argv[2])' \
+    "$reported" "$trapped" || fail "trap $trap reported $reported, not $trapped"
+done
+echo "traps 66 and 67 reported $trapped to a subscriber"
+
 # --- osmtest -f m, after an IPoIB host's all-nodes joins (see the header).
 for m in ff12:401b:ffff::1 ff12:601b:ffff::1; do
   q host-7 MCMR --set MGID=$m PortGID="$(gid_of host-7)" JoinState=1 Q_Key=0x0b1b P_Key=0xffff SL=0 FlowLabel=0 \
