@@ -32,7 +32,9 @@
 // Build and run (Release):
 //   cmake -S . -B build-rel -G Ninja -DCMAKE_BUILD_TYPE=Release -DIBSM_TESTS=OFF
 //   ninja -C build-rel mc_join_storm && build-rel/bench/mc_join_storm
-// Usage: mc_join_storm [--k K] [--n N] [--engine E] [--senders S]
+// Usage: mc_join_storm [--k K] [--n N] [--engine E] [--senders S] [--check-sources C]
+// (--check-sources C floods from the first C members only: a quicker check,
+// for profiling the storm; 0, the default, floods from every member.)
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -65,7 +67,8 @@ struct Args {
   uint32_t k = 22;
   uint32_t n = 3;
   std::string engine = "ftree";
-  size_t senders = 0;  // 0: every CA joins from its own port
+  size_t senders = 0;        // 0: every CA joins from its own port
+  size_t check_sources = 0;  // members flooded from in the check; 0: every member
 };
 
 [[noreturn]] void die(const std::string& what) {
@@ -83,6 +86,7 @@ Args parse(int argc, char** argv) {
     else if (opt == "--n") a.n = static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
     else if (opt == "--engine") a.engine = v;
     else if (opt == "--senders") a.senders = std::strtoull(v, nullptr, 10);
+    else if (opt == "--check-sources") a.check_sources = std::strtoull(v, nullptr, 10);
     else die("unknown option " + opt);
   }
   return a;
@@ -295,9 +299,11 @@ int main(int argc, char** argv) {
     if (auto in = subnet.fabric.find_by_port_guid(topo.node(p.node).port(p.port).guid)) want.members.push_back(*in);
   const auto t_check = Wall::now();
   const routing::MulticastCheck check = routing::check_multicast(
-      subnet.fabric, test::held_mfts(sim, subnet.fabric), std::span<const MulticastGroupMembers>(&want, 1));
-  ok = ok && check.ok() && check.floods == cas.size();
-  std::printf("verify: SA members %zu of %zu; switches' MFTs: %s (every member flooded, %.2f s): %s\n", members,
-              cas.size(), check.to_string().c_str(), seconds_since(t_check), ok ? "OK" : "WRONG");
+      subnet.fabric, test::held_mfts(sim, subnet.fabric), std::span<const MulticastGroupMembers>(&want, 1),
+      routing::MulticastCheckOptions{.max_sources = args.check_sources});
+  ok = ok && check.ok() && check.floods == (args.check_sources == 0 ? cas.size() : std::min(args.check_sources, cas.size()));
+  std::printf("verify: SA members %zu of %zu; switches' MFTs: %s (%s, %.2f s): %s\n", members,
+              cas.size(), check.to_string().c_str(), args.check_sources == 0 ? "every member flooded" : "some members flooded",
+              seconds_since(t_check), ok ? "OK" : "WRONG");
   return ok ? 0 : 1;
 }
