@@ -3,12 +3,10 @@
 // (sm/multicast/multicast_service.h does the work).
 #include "sm/manager/subnet_manager.h"
 
-#include <algorithm>
-
 namespace ibsm {
 
 void SubnetManager::request_multicast_update(std::vector<MulticastGroupMembers> changed) {
-  for (MulticastGroupMembers& g : changed) multicast_pending_.push_back(std::move(g));
+  for (MulticastGroupMembers& g : changed) multicast_pending_[g.mlid.value] = std::move(g.members);
 }
 
 std::vector<MulticastGroupMembers> SubnetManager::sa_groups() const {
@@ -35,14 +33,13 @@ void SubnetManager::program_multicast(const SweepReport& report) {
 }
 
 void SubnetManager::run_multicast_changes() {
-  std::vector<MulticastGroupMembers> changed = std::move(multicast_pending_);
+  auto changed = std::move(multicast_pending_);
   multicast_pending_.clear();
-  // Several changes of one group: the last one counts.
+  // Each group as its latest change left it; the SA's as the SA holds it now.
   std::vector<MulticastGroupMembers> latest;
-  for (auto it = changed.rbegin(); it != changed.rend(); ++it) {
-    const bool seen = std::any_of(latest.begin(), latest.end(), [&](const auto& g) { return g.mlid == it->mlid; });
-    if (!seen) latest.push_back(std::move(*it));
-  }
+  latest.reserve(changed.size());
+  for (auto& [mlid, members] : changed)
+    latest.push_back({Lid{mlid}, members ? std::move(*members) : sa_.multicast().members(Lid{mlid})});
   auto update = multicast_.after_membership_change(dispatcher_, sweep_state_, latest, log_);
   if (!update.ok()) {
     log(log_, LogLevel::error, Subsystem::sweep, "multicast update failed: {}", update.status().message());

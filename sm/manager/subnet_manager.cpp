@@ -509,12 +509,10 @@ void SubnetManager::on_sa_mad(const MadPacket& p) {
   sa_.handle(p, now);
   // Joins and leaves: their trees are programmed at the next poll (not
   // here: this may run inside a sweep's wait on the dispatcher).
-  if (std::vector<Lid> changed = sa_.take_multicast_changes(); !changed.empty() && is_master()) {
-    std::vector<MulticastGroupMembers> groups;
-    groups.reserve(changed.size());
-    for (Lid mlid : changed) groups.push_back({mlid, sa_.multicast().members(mlid)});
-    request_multicast_update(std::move(groups));
-  }
+  // Only the MLID is queued: copying the members per join made a storm of
+  // N joins cost N^2 time and memory.
+  if (std::vector<Lid> changed = sa_.take_multicast_changes(); !changed.empty() && is_master())
+    for (Lid mlid : changed) multicast_pending_[mlid.value] = std::nullopt;
 }
 
 // The SA answers from the subnet this sweep left programmed: the snapshot is

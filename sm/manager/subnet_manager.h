@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -125,8 +126,12 @@ class SubnetManager {
   void set_multicast_groups(MulticastGroupSource source) { multicast_groups_ = std::move(source); }
   // A join or a leave (SA): these groups (ports of subnet()'s fabric; no
   // members: deleted) are programmed at the next poll(), outside the SA's
-  // handler; a heavy sweep before that takes every group anyway.
+  // handler (the latest change of a group counts); a heavy sweep before
+  // that takes every group anyway.
   void request_multicast_update(std::vector<MulticastGroupMembers> changed);
+  // Groups whose change waits for the next poll() (one per group, however
+  // many joins and leaves of it came in).
+  size_t multicast_changes_pending() const { return multicast_pending_.size(); }
   // The forwarding state the switches were last programmed with (the SA's
   // MulticastForwardingTableRecords, the mcfdbs dump), and the last update.
   const MulticastService& multicast() const { return multicast_; }
@@ -212,7 +217,11 @@ class SubnetManager {
   ManagerCounters counters_;
   MulticastService multicast_;
   MulticastGroupSource multicast_groups_;
-  std::vector<MulticastGroupMembers> multicast_pending_;
+  // Changes waiting for the next poll, one per MLID, the latest: the members
+  // given (request_multicast_update), or none for a join or leave the SA
+  // handled (the SA's members are read when it is programmed). A join storm
+  // of N ports queues one entry, not N copies of a growing member list.
+  std::map<uint16_t, std::optional<std::vector<PortRef>>> multicast_pending_;
   std::optional<MulticastUpdate> last_multicast_;
   std::shared_ptr<const PartitionConfig> sa_partitions_;  // what the SA was last given
   SweepListener on_sweep_;

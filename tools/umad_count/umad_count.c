@@ -17,7 +17,11 @@
  * (responses: methods with the R bit, e.g. GetResp; the rest, TrapRepress
  * included, count as requests; then the window's sends by kind, as above),
  * the window running from the start file's mtime to the end file's (or to
- * the exit without one).
+ * the exit without one). With UMAD_MARK_TIMES also set, one more line goes
+ * to the file it names: when the window's first and last send of each kind
+ * were made, in seconds from the start file's mtime:
+ *   <pid> <comm> <class>:<method>:<attr>=<first>,<last> ...
+ * (bench/multicast_vs_opensm.sh: the last MFT Set of a join storm).
  * It is a test and benchmark aid, not part of ibsm. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -36,6 +40,7 @@
 struct kind {
   uint32_t key; /* class << 24 | method << 16 | attribute */
   unsigned long count;
+  double first, last; /* CLOCK_REALTIME of the first and last send (window only) */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -48,13 +53,21 @@ static unsigned long in_window, window_responses;
 
 static int exists(const char *path) { return path && access(path, F_OK) == 0; }
 
-/* Called with the lock held. */
-static void count_kind(struct kind *table, int *n, uint32_t key) {
+static double realtime(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  return (double)now.tv_sec + now.tv_nsec / 1e9;
+}
+
+/* Called with the lock held. Returns the kind's entry (NULL: table full). */
+static struct kind *count_kind(struct kind *table, int *n, uint32_t key) {
   int i;
   for (i = 0; i < *n && table[i].key != key; ++i) {
   }
   if (i == *n && *n < MAX_KINDS) table[(*n)++].key = key;
-  if (i < *n) ++table[i].count;
+  if (i == *n) return NULL;
+  ++table[i].count;
+  return &table[i];
 }
 
 /* Called with the lock held. */
@@ -65,7 +78,11 @@ static void count_in_window(const uint8_t *mad, int length, uint32_t key) {
   if (!mark_started || mark_ended || length < 4) return;
   ++in_window;
   if (mad[3] & 0x80) ++window_responses;
-  count_kind(window_kinds, &nwindow_kinds, key);
+  struct kind *k = count_kind(window_kinds, &nwindow_kinds, key);
+  if (k && getenv("UMAD_MARK_TIMES")) {
+    k->last = realtime();
+    if (k->count == 1) k->first = k->last;
+  }
 }
 
 static void count(const uint8_t *mad, int length) {
@@ -103,11 +120,7 @@ static void report_window(const char *name) {
   const char *start = getenv("UMAD_MARK_START");
   if (!start) return;
   double from = mtime_of(start), to = mtime_of(getenv("UMAD_MARK_END"));
-  if (to < 0) {
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    to = (double)now.tv_sec + now.tv_nsec / 1e9;
-  }
+  if (to < 0) to = realtime();
   const char *path = getenv("UMAD_MARK_FILE");
   FILE *out = path ? fopen(path, "a") : stderr;
   if (!out) return;
@@ -115,6 +128,14 @@ static void report_window(const char *name) {
           in_window - window_responses, window_responses);
   print_kinds(out, window_kinds, nwindow_kinds);
   if (out != stderr) fclose(out);
+  const char *times = getenv("UMAD_MARK_TIMES");
+  if (!times || from < 0 || !(out = fopen(times, "a"))) return;
+  fprintf(out, "%d %s", (int)getpid(), name);
+  for (int i = 0; i < nwindow_kinds; ++i)
+    fprintf(out, " 0x%x:0x%x:0x%x=%.6f,%.6f", window_kinds[i].key >> 24, (window_kinds[i].key >> 16) & 0xff,
+            window_kinds[i].key & 0xffff, window_kinds[i].first - from, window_kinds[i].last - from);
+  fprintf(out, "\n");
+  fclose(out);
 }
 
 static void report(void) __attribute__((destructor));
