@@ -63,7 +63,17 @@ ibsim_cmd 'ReLink "spine-1"[2]'
 wait_for 10 "a heavy sweep after ReLink" more_ups_than "$n"
 wait_for 5 "every port Active again" all_active $cabled_ends
 
-# A LID changed behind the SM's back is found by the light sweep.
+# A LID changed behind the SM's back is found by the light sweep. First the
+# sweeps the ReLink set off must be over (its two ends' traps may bring a
+# second heavy sweep, which would restore the LID before any light sweep
+# looks): no new SUBNET UP for 2 s.
+quiet_for_2s() {
+  local before
+  before=$(ups)
+  sleep 2
+  [[ $(ups) -eq $before ]]
+}
+wait_for 20 "the sweeps after ReLink to end" quiet_for_2s
 n=$(ups)
 ibsim_cmd 'Baselid "host-4"[1] 99'
 wait_for 10 "a heavy sweep after Baselid" more_ups_than "$n"
