@@ -81,7 +81,9 @@ must_pass e 30
 # table with the inventory, where they may fail only on a record umad2sim
 # cut: it carries 224 of a MAD's 256 bytes, so the third PathRecord of a
 # one-MAD answer ends in garbage (its SLID and DLID read 0), in -f c's
-# inventory and again, different, here. No SA passes that under ibsim.
+# inventory and again, different, here (any of its fields may then differ:
+# under load a resend of an earlier answer that was never ACKed can also take
+# its place). No SA passes that under ibsim.
 for flow in v a; do
   run_flow "$flow" 60
   [[ $rc -ne 124 ]] || fail "osmtest -f $flow hung against ibsm (no answer to one of its requests)"
@@ -94,12 +96,29 @@ for flow in v a; do
        !/(osmtest_sminfo_record_request|osmtest_informinfo_request): (ERR 008[DF]: ib_query failed|Remote error)/ &&
        !/umad_receiver: ERR 5413/' \
     "osmtest-$flow.log" | sed 's/^.* 0x01 -> //' > "osmtest-$flow.unexpected"
-  grep -vE '^osmtest_validate_node_data: Checking node|^osmtest_validate_path_data: Checking path' "osmtest-$flow.unexpected" \
-    > "osmtest-$flow.failures" || true
-  grep -qE '^osmtest_validate_path_data: ERR 0012: .* mismatch on path SLID 0x0 to DLID 0x0$|^osmtest_validate_path_rec: ERR 0095: Unexpected path SLID 0x0 to DLID 0x0$' \
-    "osmtest-$flow.failures" &&
-    [[ $(grep -cvE 'SLID 0x0 to DLID 0x0|ERR 0100: osmtest_validate_path_rec failed|ERR 0146: SA validation database failure' \
-         "osmtest-$flow.failures") -eq 0 ]] ||
+  # The one failure allowed: the third record of the PathRecord table (its
+  # garbled SLID and DLID are whatever umad2sim left there): either not in
+  # the inventory at all (after two records checked) or differing from it
+  # (as the third checked); then only the errors that report it.
+  python3 - "osmtest-$flow.unexpected" > "osmtest-$flow.failures" <<'EOF'
+import re, sys
+lines = [l.rstrip("\n") for l in open(sys.argv[1]) if not l.startswith("osmtest_validate_node_data: Checking node")]
+checked, out = 0, None
+for i, l in enumerate(lines):
+    if l.startswith("osmtest_validate_path_data: Checking path"):
+        checked += 1
+        continue
+    if re.match(r"osmtest_validate_path_rec: ERR 0095: Unexpected path", l) and checked == 2 or \
+       re.match(r"osmtest_validate_path_data: ERR [0-9A-F]+: [A-Za-z_ ]+ mismatch on path", l) and checked == 3:
+        out = [r for r in lines[i + 1:] if not re.search(
+            r"ERR 0100: osmtest_validate_path_rec failed|ERR 0146: SA validation database failure|ERR 0114: ", r)]
+    else:
+        out = [l, f"(after {checked} paths checked)"]
+    break
+if out is None: out = ["failed with no error in its log"]
+if out: print("\n".join(out[:5]))
+EOF
+  [[ ! -s "osmtest-$flow.failures" ]] ||
     fail "osmtest -f $flow failed other than on the PathRecord umad2sim cut: $(head -5 "osmtest-$flow.failures")"
 done
 
