@@ -18,7 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +28,7 @@
 #include "mad/wire/gid_text.h"
 #include "mad/wire/p_key_table.h"
 #include "mad/wire/sa/mc_member_record.h"
+#include "bench/sa_call_window.h"
 #include "sa/client.h"
 #include "tools/os/steady_clock.h"
 
@@ -98,15 +99,11 @@ int main(int argc, char** argv) {
   sa::SaClientOptions copts;
   copts.timeout = args.timeout;
   copts.retries = args.retries;
-  auto sink = [&](const MadPacket& p) { (void)(*port)->send(p); };
-  // Calls in flight by the low 32 bits of their TID (ibsim owns the top half).
-  std::map<uint32_t, std::unique_ptr<sa::SaClientCall>> calls;
-  uint32_t next_tid = static_cast<uint32_t>(local.port_guid.value & 0xFFFF) << 16 | 1;
-  uint64_t answered = 0, errors = 0, timeouts = 0;
   size_t next = 0;
-
   namespace f = wire::mc_member_record_fields;
-  auto start_one = [&] {
+  // One full-member join per GUID, a proxy join (with the SM_Key) for every port but ours.
+  auto next_join = [&]() -> std::optional<sa::SaRequest> {
+    if (next == guids.size()) return std::nullopt;
     const uint64_t guid = guids[next++];
     wire::McMemberRecord r;
     r.mgid = wire::Gid{*mgid};
@@ -120,35 +117,13 @@ int main(int argc, char** argv) {
     if (guid != local.port_guid.value) req.sm_key = args.sm_key;
     req.data.assign(wire::sa_record_size::mc_member, 0);
     wire::encode(r, req.data);
-    const uint32_t tid = next_tid++;
-    req.tid = tid;
-    auto c = std::make_unique<sa::SaClientCall>(sink, sa, std::move(req), copts);
-    c->start(clock.now());
-    calls[tid] = std::move(c);
+    return req;
   };
   const Micros start = clock.now();
-  while (true) {
-    while (calls.size() < args.inflight && next < guids.size()) start_one();
-    if (calls.empty()) break;
-    (*port)->wait(1'000);
-    while (auto p = (*port)->receive()) {
-      const uint32_t tid =
-          static_cast<uint32_t>(wire::get_field(p->data, wire::mad_fields::transaction_id) & 0xFFFFFFFFu);
-      if (auto it = calls.find(tid); it != calls.end()) it->second->handle(*p, clock.now());
-    }
-    for (auto it = calls.begin(); it != calls.end();) {
-      sa::SaClientCall& c = *it->second;
-      if (!c.done()) c.poll(clock.now());
-      if (!c.done()) {
-        ++it;
-        continue;
-      }
-      if (!c.result().ok()) ++timeouts;
-      else if (c.result()->status == 0) ++answered;
-      else ++errors;
-      it = calls.erase(it);
-    }
-  }
+  const bench::CallCounts n = bench::run_call_window(**port, clock, sa, copts, args.inflight,
+                                                     static_cast<uint32_t>(local.port_guid.value & 0xFFFF) << 16 | 1,
+                                                     next_join);
+  const uint64_t answered = n.answered, errors = n.errors, timeouts = n.timeouts;
   const double seconds = static_cast<double>(clock.now() - start) / 1e6;
   std::printf("joins %zu answered %llu errors %llu timeouts %llu seconds %.3f joins/s %.0f\n", guids.size(),
               static_cast<unsigned long long>(answered), static_cast<unsigned long long>(errors),

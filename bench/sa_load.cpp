@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
+#include <optional>
 #include <memory>
 #include <random>
 #include <string>
@@ -19,6 +19,7 @@
 #include "mad/umad/umad_transport.h"
 #include "mad/wire/constants.h"
 #include "mad/wire/sa/path_record.h"
+#include "bench/sa_call_window.h"
 #include "sa/client.h"
 #include "tools/os/steady_clock.h"
 
@@ -81,15 +82,12 @@ int main(int argc, char** argv) {
   sa::SaClientOptions copts;
   copts.timeout = args.timeout;
   copts.retries = 0;  // a lost query counts as a timeout, not a slow answer
-  auto sink = [&](const MadPacket& p) { (void)(*port)->send(p); };
-  // Calls in flight by the low 32 bits of their TID (ibsim owns the top half).
-  std::map<uint32_t, std::unique_ptr<sa::SaClientCall>> calls;
-  uint32_t next_tid = static_cast<uint32_t>(rng() & 0xFFFF) << 16 | 1;
-  uint64_t answered = 0, errors = 0, timeouts = 0;
-
+  const uint32_t first_tid = static_cast<uint32_t>(rng() & 0xFFFF) << 16 | 1;
   const Micros start = clock.now();
   const Micros end = start + static_cast<Micros>(args.seconds * 1e6);
-  auto start_one = [&] {
+  // PathRecord Gets between random LIDs until the time is up.
+  auto next_query = [&]() -> std::optional<sa::SaRequest> {
+    if (clock.now() >= end) return std::nullopt;
     sa::SaRequest req;
     req.method = wire::method::get;
     req.attribute = wire::sa_attr::path_record;
@@ -99,36 +97,10 @@ int main(int argc, char** argv) {
     t.dlid = random_lid();
     req.data.assign(wire::sa_record_size::path, 0);
     wire::encode(t, req.data);
-    const uint32_t tid = next_tid++;
-    req.tid = tid;
-    auto c = std::make_unique<sa::SaClientCall>(sink, sa, std::move(req), copts);
-    c->start(clock.now());
-    calls[tid] = std::move(c);
+    return req;
   };
-  while (true) {
-    const Micros now = clock.now();
-    if (now < end)
-      while (calls.size() < args.inflight) start_one();
-    if (calls.empty()) break;
-    (*port)->wait(1'000);
-    while (auto p = (*port)->receive()) {
-      const uint32_t tid =
-          static_cast<uint32_t>(wire::get_field(p->data, wire::mad_fields::transaction_id) & 0xFFFFFFFFu);
-      if (auto it = calls.find(tid); it != calls.end()) it->second->handle(*p, clock.now());
-    }
-    for (auto it = calls.begin(); it != calls.end();) {
-      sa::SaClientCall& c = *it->second;
-      if (!c.done()) c.poll(clock.now());
-      if (!c.done()) {
-        ++it;
-        continue;
-      }
-      if (!c.result().ok()) ++timeouts;
-      else if (c.result()->status == 0) ++answered;
-      else ++errors;
-      it = calls.erase(it);
-    }
-  }
+  const bench::CallCounts n = bench::run_call_window(**port, clock, sa, copts, args.inflight, first_tid, next_query);
+  const uint64_t answered = n.answered, errors = n.errors, timeouts = n.timeouts;
   const double seconds = static_cast<double>(clock.now() - start) / 1e6;
   std::printf("answered %llu errors %llu timeouts %llu seconds %.3f qps %.0f\n",
               static_cast<unsigned long long>(answered), static_cast<unsigned long long>(errors),
