@@ -80,7 +80,6 @@ std::vector<uint64_t> read_guids(const std::string& path) {
   return out;
 }
 
-constexpr uint64_t bit(const wire::Field& f) { return wire::component_bit(wire::mc_member_record_components, f); }
 
 }  // namespace
 
@@ -100,23 +99,12 @@ int main(int argc, char** argv) {
   copts.timeout = args.timeout;
   copts.retries = args.retries;
   size_t next = 0;
-  namespace f = wire::mc_member_record_fields;
   // One full-member join per GUID, a proxy join (with the SM_Key) for every port but ours.
   auto next_join = [&]() -> std::optional<sa::SaRequest> {
     if (next == guids.size()) return std::nullopt;
     const uint64_t guid = guids[next++];
-    wire::McMemberRecord r;
-    r.mgid = wire::Gid{*mgid};
-    r.port_gid = wire::Gid::from_parts(args.subnet_prefix, guid);
-    r.p_key = wire::default_p_key;
-    r.join_state = wire::mc_join_state::full_member;
-    sa::SaRequest req;
-    req.method = wire::method::set;
-    req.attribute = wire::sa_attr::mc_member_record;
-    req.component_mask = bit(f::mgid) | bit(f::port_gid) | bit(f::p_key) | bit(f::join_state);
+    sa::SaRequest req = sa::full_member_join(wire::Gid{*mgid}, wire::Gid::from_parts(args.subnet_prefix, guid));
     if (guid != local.port_guid.value) req.sm_key = args.sm_key;
-    req.data.assign(wire::sa_record_size::mc_member, 0);
-    wire::encode(r, req.data);
     return req;
   };
   const Micros start = clock.now();

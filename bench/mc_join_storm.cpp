@@ -99,27 +99,15 @@ long peak_rss_mib() {
   return u.ru_maxrss / 1024;
 }
 
-constexpr uint64_t bit(const wire::Field& f) { return wire::component_bit(wire::mc_member_record_components, f); }
-
 // The join of `port_gid` to `mgid` as Linux IPoIB sends it for an existing
 // broadcast group (MGID, PortGID, P_Key, JoinState FullMember), with the
 // SM_Key when it is a proxy join.
 MadPacket join_mad(const wire::Gid& mgid, const wire::Gid& port_gid, uint64_t tid, uint64_t sm_key, Lid sm_lid) {
-  namespace f = wire::mc_member_record_fields;
-  wire::McMemberRecord r;
-  r.mgid = mgid;
-  r.port_gid = port_gid;
-  r.p_key = wire::default_p_key;
-  r.join_state = wire::mc_join_state::full_member;
-  wire::SaMad m;
-  m.header.method = wire::method::set;
-  m.header.attr_id = wire::sa_attr::mc_member_record;
-  m.header.tid = tid;
-  m.sa.sm_key = sm_key;
-  m.sa.component_mask = bit(f::mgid) | bit(f::port_gid) | bit(f::p_key) | bit(f::join_state);
-  wire::encode(r, std::span<uint8_t>(m.data).first(wire::sa_record_size::mc_member));
+  sa::SaRequest req = sa::full_member_join(mgid, port_gid);
+  req.tid = tid;
+  req.sm_key = sm_key;
   MadPacket p;
-  wire::encode(m, p.data);
+  p.data = sa::encode_request(req);
   p.address = sa::sa_address(sm_lid);
   return p;
 }

@@ -1,5 +1,9 @@
 #include "sa/client.h"
 
+#include "mad/wire/p_key_table.h"
+
+#include "mad/wire/sa/mc_member_record.h"
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -24,17 +28,40 @@ MadAddress sa_address(Lid sm_lid) {
   return a;
 }
 
+wire::MadBuffer encode_request(const SaRequest& request) {
+  wire::SaMad m;
+  m.header.method = request.method;
+  m.header.tid = request.tid;
+  m.header.attr_id = request.attribute;
+  m.header.attr_mod = request.attr_mod;
+  m.sa.sm_key = request.sm_key;
+  m.sa.component_mask = request.component_mask;
+  std::copy_n(request.data.begin(), std::min(request.data.size(), m.data.size()), m.data.begin());
+  wire::MadBuffer out{};
+  wire::encode(m, out);
+  return out;
+}
+
+SaRequest full_member_join(const wire::Gid& mgid, const wire::Gid& port_gid) {
+  namespace f = wire::mc_member_record_fields;
+  auto bit = [](const wire::Field& field) { return wire::component_bit(wire::mc_member_record_components, field); };
+  wire::McMemberRecord r;
+  r.mgid = mgid;
+  r.port_gid = port_gid;
+  r.p_key = wire::default_p_key;
+  r.join_state = wire::mc_join_state::full_member;
+  SaRequest req;
+  req.method = wire::method::set;
+  req.attribute = wire::sa_attr::mc_member_record;
+  req.component_mask = bit(f::mgid) | bit(f::port_gid) | bit(f::p_key) | bit(f::join_state);
+  req.data.assign(wire::sa_record_size::mc_member, 0);
+  wire::encode(r, req.data);
+  return req;
+}
+
 SaClientCall::SaClientCall(rmpp::MadSink sink, MadAddress sa, SaRequest request, SaClientOptions options)
     : sink_(std::move(sink)), sa_(sa), request_(std::move(request)), options_(options), rmpp_(sink_, options_.rmpp) {
-  wire::SaMad m;
-  m.header.method = request_.method;
-  m.header.tid = request_.tid;
-  m.header.attr_id = request_.attribute;
-  m.header.attr_mod = request_.attr_mod;
-  m.sa.sm_key = request_.sm_key;
-  m.sa.component_mask = request_.component_mask;
-  std::copy_n(request_.data.begin(), std::min(request_.data.size(), m.data.size()), m.data.begin());
-  wire::encode(m, request_mad_);
+  request_mad_ = encode_request(request_);
 }
 
 void SaClientCall::send_request(Micros now) {

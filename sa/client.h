@@ -93,4 +93,13 @@ Result<SaAnswer> run_sa_call(Transport& port, const Clock& clock, const MadAddre
 // The address of the SA: the SM's LID (the port's SMLID), QP1 with the GSI Q_Key.
 MadAddress sa_address(Lid sm_lid);
 
+// The request as one MAD (common and SA headers, the template in the data):
+// what SaClientCall sends when the request fits one MAD.
+wire::MadBuffer encode_request(const SaRequest& request);
+
+// A port's join of `mgid` as a full member, selecting what Linux IPoIB
+// selects to join an existing group: MGID, PortGID, P_Key (the default
+// partition's), JoinState (IBA 15.2.5.17). A proxy join also needs sm_key.
+SaRequest full_member_join(const wire::Gid& mgid, const wire::Gid& port_gid);
+
 }  // namespace ibsm::sa

@@ -91,21 +91,10 @@ TEST_CASE("the master programs every group after its sweep and a join at the nex
 // A port's own join of `mgid` as a full member (MGID, PortGID, P_Key,
 // JoinState selected, as IPoIB joins an existing group), sent to the SA.
 void send_join(SimPort& from, const wire::Gid& mgid, Guid port_guid, Lid sm_lid, uint64_t tid) {
-  namespace f = wire::mc_member_record_fields;
-  auto bit = [](const wire::Field& field) { return wire::component_bit(wire::mc_member_record_components, field); };
-  wire::McMemberRecord r;
-  r.mgid = mgid;
-  r.port_gid = wire::Gid::from_parts(SmConfig{}.subnet_prefix, port_guid.value);
-  r.p_key = wire::default_p_key;
-  r.join_state = wire::mc_join_state::full_member;
-  wire::SaMad m;
-  m.header.method = wire::method::set;
-  m.header.attr_id = wire::sa_attr::mc_member_record;
-  m.header.tid = tid;
-  m.sa.component_mask = bit(f::mgid) | bit(f::port_gid) | bit(f::p_key) | bit(f::join_state);
-  wire::encode(r, std::span<uint8_t>(m.data).first(wire::sa_record_size::mc_member));
+  sa::SaRequest req = sa::full_member_join(mgid, wire::Gid::from_parts(SmConfig{}.subnet_prefix, port_guid.value));
+  req.tid = tid;
   MadPacket p;
-  wire::encode(m, p.data);
+  p.data = sa::encode_request(req);
   p.address = sa::sa_address(sm_lid);
   REQUIRE(from.send(p).ok());
 }
