@@ -142,7 +142,7 @@ void print_summary(const SweepReport& r, Micros elapsed) {
   for (const auto& p : r.phases)
     std::printf("  phase %-16s %9.3f ms %8llu mads\n", p.name.c_str(), static_cast<double>(p.elapsed) / 1000.0,
                 static_cast<unsigned long long>(p.mads));
-  for (const auto& p : r.problems) std::printf("  problem: %s\n", p.c_str());
+  for (const auto& p : r.problems) std::printf("  problem: %s\n", p.text.c_str());
   std::fflush(stdout);
 }
 

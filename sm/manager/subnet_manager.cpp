@@ -242,7 +242,9 @@ void SubnetManager::run_heavy_sweep() {
     log(log_, LogLevel::info, Subsystem::sweep, "SUBNET UP: {} nodes, {} mads in {:.3f} s",
         report->discovery.fabric.node_count(), report->total_mads(), static_cast<double>(now - t0) / 1e6);
   } else {
-    log(log_, LogLevel::error, Subsystem::sweep, "subnet not up: {} problems", report->problems.size());
+    log(log_, LogLevel::error, Subsystem::sweep, "subnet not up: {} problems",
+        std::count_if(report->problems.begin(), report->problems.end(),
+                      [](const SweepProblem& p) { return p.blocks_subnet_up(); }));
     heavy_due_ = true;
     retry_at_ = now + kSecond;
   }

@@ -24,11 +24,10 @@ class HeavySweep {
  public:
   HeavySweep(MadDispatcher& d, const Clock& clock, SweepState& state, const SweepConfig& config, LogSink& log)
       : d_(d), clock_(clock), state_(state), config_(config), log_(log),
-        smp_(d, [this](const std::string& what, const DrPath& path, const std::string& why) {
+        smp_(d, [this](const SmpSubject& what, const DrPath& path, const std::string& why) {
           // Named by GUID and port; the rest of the fabric is still configured.
-          std::string line = fmt::format("{} (dr path {}): {}", what, path, why);
-          ibsm::log(log_, LogLevel::error, Subsystem::sweep, "{}", line);
-          report_.problems.push_back(std::move(line));
+          problem({SweepProblemKind::smp_failed, what.node, what.port,
+                   fmt::format("{} (dr path {}): {}", what.text, path, why)});
         }) {}
 
   Result<SweepReport> run() {
@@ -54,7 +53,8 @@ class HeavySweep {
     phase("arm ports", [&] { change_states(PortState::init, PortState::armed); });
     phase("activate ports", [&] { change_states(PortState::armed, PortState::active); });
 
-    report_.subnet_up = report_.problems.size() == discovery_problems_ + partition_problems_;
+    report_.subnet_up = std::none_of(report_.problems.begin(), report_.problems.end(),
+                                     [](const SweepProblem& p) { return p.blocks_subnet_up(); });
     ++state_.heavy_sweeps;
     report_.subnet = std::make_shared<const SubnetSnapshot>(take_snapshot());
     return std::move(report_);
@@ -77,8 +77,15 @@ class HeavySweep {
     o.keep_port_info = true;
     report_.discovery = discover_fabric(d_, o, log_);
     for (const auto& p : report_.discovery.problems)
-      report_.problems.push_back(fmt::format("dr path {}: {}", p.path, p.what));
-    discovery_problems_ = report_.problems.size();
+      report_.problems.push_back({SweepProblemKind::unreachable, p.via_node,
+                                  p.via_node.is_zero() ? std::nullopt : std::optional<PortNum>(PortNum{p.via_port}),
+                                  fmt::format("dr path {}: {}", p.path, p.what)});
+  }
+
+  // Logged at once, and kept in the report.
+  void problem(SweepProblem p) {
+    ibsm::log(log_, LogLevel::error, Subsystem::sweep, "{}", p.text);
+    report_.problems.push_back(std::move(p));
   }
 
   const Fabric& found() const { return report_.discovery.fabric; }
@@ -130,7 +137,7 @@ class HeavySweep {
       for (size_t b = 0; b < blocks; ++b) {
         ++report_.lft_blocks_read;
         smp_.get(report_.discovery.paths[i], wire::smp_attr::linear_forwarding_table, static_cast<uint32_t>(b),
-                 fmt::format("LFT block {} get on switch {}", b, node.node_guid),
+                 {fmt::format("LFT block {} get on switch {}", b, node.node_guid), node.node_guid},
                  [&mem, b](std::span<const uint8_t> data) {
                    auto block = wire::decode_linear_forwarding_table(data);
                    if (!block.ok()) return;
@@ -157,8 +164,9 @@ class HeavySweep {
       const std::vector<uint8_t>& lft = report_.routes.lfts[i];
       uint16_t top = lft.empty() ? 0 : static_cast<uint16_t>(lft.size() - 1);
       if (top > si.linear_fdb_cap && si.linear_fdb_cap != 0) {
-        report_.problems.push_back(fmt::format("switch {}: {} lids exceed its linear fdb cap {}", node.node_guid,
-                                               top + 1, si.linear_fdb_cap));
+        report_.problems.push_back({SweepProblemKind::lft_cap, node.node_guid, std::nullopt,
+                                    fmt::format("switch {}: {} lids exceed its linear fdb cap {}", node.node_guid,
+                                                top + 1, si.linear_fdb_cap)});
         continue;
       }
       written_switch_info_[i] = programmed_switch_info(si, top, config_.switch_life_time);
@@ -169,7 +177,8 @@ class HeavySweep {
       if (want.linear_fdb_top != si.linear_fdb_top || want.life_time_value != si.life_time_value ||
           si.port_state_change) {
         ++report_.switch_info_sets;
-        smp_.set(path, wire::smp_attr::switch_info, 0, want, fmt::format("SwitchInfo set on switch {}", node.node_guid));
+        smp_.set(path, wire::smp_attr::switch_info, 0, want,
+                 {fmt::format("SwitchInfo set on switch {}", node.node_guid), node.node_guid});
       }
 
       // What the switch holds: our memory of it, if the switch still is as we left it.
@@ -198,7 +207,7 @@ class HeavySweep {
         if (same) continue;
         ++report_.lft_blocks_sent;
         smp_.set(path, wire::smp_attr::linear_forwarding_table, static_cast<uint32_t>(b), block,
-                 fmt::format("LFT block {} set on switch {}", b, node.node_guid));
+                 {fmt::format("LFT block {} set on switch {}", b, node.node_guid), node.node_guid});
       }
       mem.lid = configured_.node(n).port(0).base_lid;
       mem.linear_fdb_top = top;
@@ -234,7 +243,8 @@ class HeavySweep {
         if (!node.is_switch() && p == 0) continue;
         std::optional<DrPath> reach = path_into(n, p);
         if (!reach) {
-          report_.problems.push_back(fmt::format("{}: no directed route enters through it", port_name(node, p)));
+          report_.problems.push_back({SweepProblemKind::no_route_in, node.node_guid, PortNum{p},
+                                      fmt::format("{}: no directed route enters through it", port_name(node, p))});
           continue;
         }
         const DrPath& path = *reach;
@@ -248,7 +258,8 @@ class HeavySweep {
           configured_info_[i][p] = *update;
           // What the port holds if no answer tells: what we asked of it.
           apply_managed(held_info_[i][p], *update);
-          smp_.set(path, wire::smp_attr::port_info, p, *update, fmt::format("PortInfo set on {}", port_name(node, p)),
+          smp_.set(path, wire::smp_attr::port_info, p, *update,
+                   {fmt::format("PortInfo set on {}", port_name(node, p)), node.node_guid, PortNum{p}},
                    [this, i, p, guid = node.node_guid, asked = managed_fields(*update)](std::span<const uint8_t> data) {
                      auto pi = wire::decode_port_info(data);
                      if (!pi.ok()) return;
@@ -328,11 +339,7 @@ class HeavySweep {
       smp_.run();
       plan = plan_now();  // keys the ports hold keep their index
     }
-    for (auto& problem : plan.problems) {
-      log(log_, LogLevel::error, Subsystem::sweep, "{}", problem);
-      report_.problems.push_back(std::move(problem));
-      ++partition_problems_;
-    }
+    for (auto& p : plan.problems) problem(std::move(p));
     for (uint32_t i = 0; i < n_nodes; ++i)
       for (size_t p = 0; p < plan.tables[i].size(); ++p)
         if (!plan.tables[i][p].empty()) set_p_key_table(NodeIndex{i}, static_cast<uint8_t>(p), plan.tables[i][p]);
@@ -367,7 +374,7 @@ class HeavySweep {
     for (size_t b = 0; b * wire::p_keys_per_block < entries; ++b) {
       ++report_.pkey_blocks_read;
       smp_.get(*path, wire::smp_attr::p_key_table, p_key_modifier(node, port, b),
-               fmt::format("P_Key block {} get on {}", b, port_name(node, port)),
+               {fmt::format("P_Key block {} get on {}", b, port_name(node, port)), node.node_guid, PortNum{port}},
                table_answer(table, missing, b, node.node_guid, port));
     }
     return true;
@@ -425,7 +432,7 @@ class HeavySweep {
         block.p_keys[k] = want[b * wire::p_keys_per_block + k];
       ++report_.pkey_sets;
       smp_.set(*path, wire::smp_attr::p_key_table, p_key_modifier(node, port, b), block,
-               fmt::format("P_Key block {} set on {}", b, port_name(node, port)),
+               {fmt::format("P_Key block {} set on {}", b, port_name(node, port)), node.node_guid, PortNum{port}},
                table_answer(table, missing, b, node.node_guid, port));
     }
   }
@@ -444,7 +451,7 @@ class HeavySweep {
         if (!path) continue;  // reported when its PortInfo was programmed
         (to == PortState::armed ? report_.ports_armed : report_.ports_activated)++;
         smp_.set(*path, wire::smp_attr::port_info, p, port_state_change(pi, to),
-                 fmt::format("PortInfo {} on {}", port_state_name(to), port_name(node, p)),
+                 {fmt::format("PortInfo {} on {}", port_state_name(to), port_name(node, p)), node.node_guid, PortNum{p}},
                  [this, i, p, to, &node](std::span<const uint8_t> data) {
                    auto r = wire::decode_port_info(data);
                    if (!r.ok()) return;
@@ -452,8 +459,9 @@ class HeavySweep {
                    held_info_[i][p] = *r;  // the port's own values, as for the programming Set
                    configured_.node(NodeIndex{i}).port(p).state = r->port_state;
                    if (r->port_state != to)
-                     report_.problems.push_back(fmt::format("{}: asked for {}, port is {}", port_name(node, p),
-                                                            port_state_name(to), port_state_name(r->port_state)));
+                     report_.problems.push_back({SweepProblemKind::port_state, node.node_guid, PortNum{p},
+                                                 fmt::format("{}: asked for {}, port is {}", port_name(node, p),
+                                                             port_state_name(to), port_state_name(r->port_state))});
                  });
       }
     }
@@ -509,8 +517,6 @@ class HeavySweep {
   PartitionConfig partitions_in_effect_ = partitions_in_effect(config_.partitions.get());
   SweepReport report_;
   SmpIssuer smp_;
-  size_t discovery_problems_ = 0;
-  size_t partition_problems_ = 0;  // tables too small: reported, not a reason to sweep again
   // By node and port: the enforcement bits the partition plan wants on
   // switch ports facing end ports (unset: left alone).
   std::vector<std::vector<std::optional<PortEnforcement>>> enforcement_;

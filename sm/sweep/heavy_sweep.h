@@ -19,6 +19,7 @@
 #include "sm/fabric/subnet_snapshot.h"
 #include "sm/sweep/lid_assignment.h"
 #include "sm/sweep/port_settings.h"
+#include "sm/sweep/sweep_problem.h"
 #include "sm/sweep/sweep_state.h"
 
 namespace ibsm {
@@ -83,7 +84,7 @@ struct SweepReport {
   uint64_t ports_activated = 0;
   // By GUID and port; the rest is still configured. Partition problems (a
   // table too small for a port's keys) do not keep the subnet from coming up.
-  std::vector<std::string> problems;
+  std::vector<SweepProblem> problems;
   uint64_t total_mads() const;
 };
 

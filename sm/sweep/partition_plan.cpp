@@ -207,9 +207,10 @@ PartitionPlan plan_partitions(const PartitionPlanInput& in) {
       table.assign(p_key_capacity(node, p, switch_info(i), in.caps), 0);
       const std::vector<uint16_t> left_out = place_keys(want, held(i, p), in.options.allow_both_pkeys, table);
       if (!left_out.empty())
-        plan.problems.push_back(fmt::format("{}: {} P_Keys do not fit its PartitionCap {}; left out: {}",
-                                            end_port_name(node, p), want.keys.size(), table.size(),
-                                            key_list(left_out)));
+        plan.problems.push_back({SweepProblemKind::partition_cap, node.node_guid, PortNum{p},
+                                 fmt::format("{}: {} P_Keys do not fit its PartitionCap {}; left out: {}",
+                                             end_port_name(node, p), want.keys.size(), table.size(),
+                                             key_list(left_out))});
     }
   }
 
@@ -240,10 +241,11 @@ PartitionPlan plan_partitions(const PartitionPlanInput& in) {
       }
       const size_t cap = si.partition_enforcement_cap;
       if (keys.size() > cap) {
-        plan.problems.push_back(fmt::format(
-            "switch {} port {}: the {} P_Keys of its peer {} do not fit its PartitionEnforcementCap {}; "
-            "partition enforcement off",
-            node.node_guid, p, keys.size(), end_port_name(peer, port.remote_port), cap));
+        plan.problems.push_back({SweepProblemKind::partition_cap, node.node_guid, PortNum{p},
+                                 fmt::format("switch {} port {}: the {} P_Keys of its peer {} do not fit its "
+                                             "PartitionEnforcementCap {}; partition enforcement off",
+                                             node.node_guid, p, keys.size(), end_port_name(peer, port.remote_port),
+                                             cap)});
         plan.enforcement[i][p] = PortEnforcement{};
         continue;
       }

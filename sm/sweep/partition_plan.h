@@ -38,6 +38,7 @@
 #include "sm/fabric/fabric.h"
 #include "sm/fabric/partitions_conf.h"
 #include "sm/sweep/port_settings.h"
+#include "sm/sweep/sweep_problem.h"
 
 namespace ibsm {
 
@@ -69,7 +70,7 @@ struct PartitionPlan {
   // By NodeIndex, then port: the enforcement bits wanted on switch ports
   // cabled to an end port; unset: left alone.
   std::vector<std::vector<std::optional<PortEnforcement>>> enforcement;
-  std::vector<std::string> problems;  // by GUID and port; the rest is still planned
+  std::vector<SweepProblem> problems;  // partition_cap, by GUID and port; the rest is still planned
 };
 
 struct PartitionPlanInput {

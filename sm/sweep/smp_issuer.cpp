@@ -5,7 +5,7 @@
 namespace ibsm {
 
 void SmpIssuer::send(uint8_t method, const DrPath& path, uint16_t attr_id, uint32_t mod,
-                     std::span<const uint8_t> payload, std::string what, OnData ok) {
+                     std::span<const uint8_t> payload, SmpSubject what, OnData ok) {
   MadPacket p;
   p.data = wire::build_dr_smp(method, attr_id, mod, 0, path, payload);
   d_.submit(p, [this, what = std::move(what), ok = std::move(ok), path](Result<MadPacket> r) {

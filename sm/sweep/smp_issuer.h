@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -17,11 +18,22 @@
 
 namespace ibsm {
 
+// What an SMP asks, for the failure handler: readable, and the node and
+// port it concerns when the caller knows them (a sweep problem names them).
+struct SmpSubject {
+  std::string text;
+  Guid node;
+  std::optional<PortNum> port;
+
+  SmpSubject(std::string what) : text(std::move(what)) {}  // NOLINT: a plain description converts
+  SmpSubject(std::string what, Guid n, std::optional<PortNum> p = {}) : text(std::move(what)), node(n), port(p) {}
+};
+
 class SmpIssuer {
  public:
   using OnData = std::function<void(std::span<const uint8_t>)>;
   // (what was asked, where, why it failed)
-  using OnFailure = std::function<void(const std::string&, const DrPath&, const std::string&)>;
+  using OnFailure = std::function<void(const SmpSubject&, const DrPath&, const std::string&)>;
 
   SmpIssuer(MadDispatcher& d, OnFailure on_failure) : d_(d), on_failure_(std::move(on_failure)) {}
 
@@ -29,16 +41,16 @@ class SmpIssuer {
   void set_request_options(RequestOptions options) { options_ = options; }
 
   template <typename Attr>
-  void set(const DrPath& path, uint16_t attr_id, uint32_t mod, const Attr& value, std::string what, OnData ok = {}) {
+  void set(const DrPath& path, uint16_t attr_id, uint32_t mod, const Attr& value, SmpSubject what, OnData ok = {}) {
     std::array<uint8_t, wire::smp_data_size> payload{};
     wire::encode(value, payload);
     send(wire::method::set, path, attr_id, mod, payload, std::move(what), std::move(ok));
   }
-  void get(const DrPath& path, uint16_t attr_id, uint32_t mod, std::string what, OnData ok) {
+  void get(const DrPath& path, uint16_t attr_id, uint32_t mod, SmpSubject what, OnData ok) {
     send(wire::method::get, path, attr_id, mod, {}, std::move(what), std::move(ok));
   }
   // A Get whose data carries `payload` (an SMInfo Get carries the requester's SMInfo).
-  void get(const DrPath& path, uint16_t attr_id, uint32_t mod, std::span<const uint8_t> payload, std::string what,
+  void get(const DrPath& path, uint16_t attr_id, uint32_t mod, std::span<const uint8_t> payload, SmpSubject what,
            OnData ok) {
     send(wire::method::get, path, attr_id, mod, payload, std::move(what), std::move(ok));
   }
@@ -47,7 +59,7 @@ class SmpIssuer {
 
  private:
   void send(uint8_t method, const DrPath& path, uint16_t attr_id, uint32_t mod, std::span<const uint8_t> payload,
-            std::string what, OnData ok);
+            SmpSubject what, OnData ok);
 
   MadDispatcher& d_;
   OnFailure on_failure_;

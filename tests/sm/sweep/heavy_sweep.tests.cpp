@@ -200,6 +200,15 @@ TEST_CASE("a node that does not answer is reported; the rest comes up", "[sweep]
   INFO(fmt::format("problems: {}", fmt::join(r.problems, "; ")));
   CHECK(!r.problems.empty());
   CHECK(r.subnet_up);  // only the dead switch's part is missing
+  // Structured: the spines' ports that lead to it, each an unreachable path.
+  CHECK(count_problems(r.problems, SweepProblemKind::unreachable) == r.problems.size());
+  for (const SweepProblem& p : r.problems) {
+    CHECK_FALSE(p.blocks_subnet_up());
+    REQUIRE(p.port);
+    const Node& via = topo.node(*topo.find_by_node_guid(p.node));
+    CHECK(via.name.starts_with("spine"));
+    CHECK(via.port(p.port->value).remote_node == dead);
+  }
 
   // Every host but the two behind leaf-3 reaches every other.
   Fabric held = h.as_held();

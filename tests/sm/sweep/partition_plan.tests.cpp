@@ -209,15 +209,22 @@ TEST_CASE("partitions: more keys than PartitionCap are a problem for that port; 
                                                                 s.switch_info, reset_p_keys(s.fabric, s.port_info,
                                                                                             s.switch_info, {}),
                                                                 {}});
+  // H2's own table, and the switch ports facing the three hosts (the
+  // router's keys fit its switch port's enforcement table).
+  const Guid h2_guid = f.node(node_named(f, "H2")).node_guid;
+  const Guid s1 = f.node(node_named(f, "S1")).node_guid;
   size_t cap_problems = 0, enforcement_problems = 0;
-  const std::string h2_guid = fmt::format("{}", f.node(node_named(f, "H2")).node_guid);
-  for (const std::string& p : plan.problems) {
-    if (p.find("PartitionCap 64") != std::string::npos && p.find(h2_guid) != std::string::npos) ++cap_problems;
-    if (p.find("PartitionEnforcementCap") != std::string::npos && p.find("enforcement off") != std::string::npos)
-      ++enforcement_problems;
+  for (const SweepProblem& p : plan.problems) {
+    CHECK(p.kind == SweepProblemKind::partition_cap);
+    CHECK_FALSE(p.blocks_subnet_up());
+    REQUIRE(p.port);
+    if (p.node == h2_guid && *p.port == PortNum{1} && p.text.find("PartitionCap 64") != std::string::npos) ++cap_problems;
+    if (p.node == s1 && p.text.find("enforcement off") != std::string::npos) ++enforcement_problems;
   }
+  INFO(fmt::format("{}", fmt::join(plan.problems, "; ")));
+  CHECK(plan.problems.size() == 6);  // every host holds too many keys, and so every switch port facing one
   CHECK(cap_problems == 1);
-  CHECK(enforcement_problems == 3);  // the three hosts' switch ports; the router's keys fit
+  CHECK(enforcement_problems == 3);
   CHECK_FALSE(info_of(s, "S1", 2).partition_enforcement_inbound);
   CHECK(info_of(s, "S1", 4).partition_enforcement_inbound);
 }

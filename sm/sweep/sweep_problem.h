@@ -1,0 +1,60 @@
+// What went wrong with one node or port during a sweep, as a value: its
+// kind, the node and port it concerns, and the line the log shows. The rest
+// of the fabric is still configured; whether the subnet counts as up, the
+// metrics by kind and the status page read the kind, not the text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "mad/base/types.h"
+
+namespace ibsm {
+
+enum class SweepProblemKind : uint8_t {
+  unreachable,    // discovery could not read what a path leads to: left out of the subnet
+  smp_failed,     // a configuring SMP went unanswered, unreadable or refused
+  lft_cap,        // the LIDs exceed a switch's LinearFDBCap: its tables are not set
+  no_route_in,    // no directed route enters a port, so it cannot be configured
+  port_state,     // a port did not take the state it was asked for
+  partition_cap,  // a port's P_Keys (or its peer's, to enforce) exceed its capacity
+};
+inline constexpr size_t kSweepProblemKinds = 6;
+
+// "unreachable", "smp_failed", ...: metric labels and JSON.
+std::string_view sweep_problem_kind_name(SweepProblemKind kind);
+
+struct SweepProblem {
+  SweepProblemKind kind = SweepProblemKind::smp_failed;
+  // The node and port concerned, where known: for `unreachable` the port the
+  // path left through (what lies beyond did not answer); a zero GUID when
+  // even that is unknown.
+  Guid node;
+  std::optional<PortNum> port;
+  std::string text;  // readable, by GUID and port: the log line
+
+  // An unreachable node is simply not part of the subnet, and a port without
+  // room for all its P_Keys still works with those that fit: neither keeps
+  // the rest from being up. Every other problem leaves a reachable port
+  // short of its configuration.
+  bool blocks_subnet_up() const {
+    return kind != SweepProblemKind::unreachable && kind != SweepProblemKind::partition_cap;
+  }
+};
+
+size_t count_problems(std::span<const SweepProblem> problems, SweepProblemKind kind);
+
+}  // namespace ibsm
+
+template <>
+struct fmt::formatter<ibsm::SweepProblem> : fmt::formatter<std::string_view> {
+  template <typename Ctx>
+  auto format(const ibsm::SweepProblem& p, Ctx& ctx) const {
+    return fmt::formatter<std::string_view>::format(p.text, ctx);
+  }
+};
