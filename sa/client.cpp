@@ -96,6 +96,13 @@ bool SaClientCall::handle(const MadPacket& packet, Micros now) {
   // in the high 32 bits of a request's TID (ib_umad).
   if (!h.ok() || h->mgmt_class != wire::mgmt_class::subn_adm || static_cast<uint32_t>(h->tid) != static_cast<uint32_t>(request_.tid))
     return false;
+  // The layer below gave up on this attempt and handed our own request back
+  // (ibsim does so at once when the port's SM LID names no SA any more):
+  // that attempt is lost, the next goes out now, and it is no answer.
+  if (packet.send_timed_out) {
+    if (!receiving_) deadline_ = now;
+    return true;
+  }
   auto rmpp = wire::decode_rmpp_header(mad);
   // Active with no RMPP type: an SA that leaves RMPP to the kernel (OpenSM)
   // sent its answer through a layer without it (umad2sim carries one MAD):
@@ -127,6 +134,8 @@ bool SaClientCall::handle(const MadPacket& packet, Micros now) {
     }
     return true;
   }
+  // A request with our TID is not an answer (our own, echoed).
+  if (!h->is_response()) return false;
   auto sa = wire::decode_sa_header(mad);
   SaAnswer a;
   a.method = h->method;

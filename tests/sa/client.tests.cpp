@@ -59,5 +59,45 @@ TEST_CASE("an empty table in one MAD has no records", "[sa][client]") {
   CHECK(call.result()->record_count() == 0);
 }
 
+TEST_CASE("a request the layer below hands back timed out is no answer: retried, then a timeout", "[sa][client]") {
+  // ibsim returns a send to an SM LID nobody answers at at once, marked
+  // timed out: `ibsm query` printed that copy of its own request as a
+  // zeroed PathRecord and exited 0.
+  sa::SaRequest r;
+  r.method = wire::method::get;
+  r.attribute = wire::sa_attr::path_record;
+  r.tid = 0x57;
+  std::vector<MadPacket> sent;
+  sa::SaClientOptions options;
+  options.retries = 2;
+  sa::SaClientCall call([&sent](const MadPacket& p) { sent.push_back(p); }, sa::sa_address(Lid{7}), r, options);
+  call.start(0);
+  for (Micros now = 1; !call.done() && now < 100; ++now) {
+    REQUIRE(!sent.empty());
+    MadPacket back = sent.back();
+    back.send_timed_out = true;
+    CHECK(call.handle(back, now));
+    CHECK_FALSE(call.done());
+    call.poll(now);
+  }
+  REQUIRE(call.done());
+  CHECK(sent.size() == 3);  // the first attempt and two retries
+  REQUIRE_FALSE(call.result().ok());
+  CHECK(call.result().status().message().find("no answer from the SA at lid 7") != std::string::npos);
+}
+
+TEST_CASE("a request with the call's TID is not taken for its answer", "[sa][client]") {
+  sa::SaRequest r;
+  r.method = wire::method::get;
+  r.attribute = wire::sa_attr::path_record;
+  r.tid = 0x58;
+  std::vector<MadPacket> sent;
+  sa::SaClientCall call([&sent](const MadPacket& p) { sent.push_back(p); }, sa::sa_address(Lid{7}), r);
+  call.start(0);
+  REQUIRE(sent.size() == 1);
+  CHECK_FALSE(call.handle(sent.front(), 1));
+  CHECK_FALSE(call.done());
+}
+
 }  // namespace
 }  // namespace ibsm
