@@ -4,17 +4,13 @@
 
 #include <fmt/format.h>
 
+#include "mad/base/text.h"
+
 #include "routing/minhop.h"
 
 namespace ibsm::routing {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 }  // namespace
 
@@ -37,15 +33,15 @@ Result<EngineChain> parse_engine_chain(std::string_view text, const EngineRegist
   while (true) {
     const size_t comma = text.find(',');
     const std::string_view item = trim(text.substr(0, comma));
-    if (item.empty()) return invalid_argument_error(fmt::format("empty engine name in routing_engine '{}'", text));
+    if (item.empty()) return invalid_argument_error(fmt::format("empty engine name in routing_engine {}", quoted(text)));
     if (item == kNoFallback) {
       chain.fallback = false;
     } else if (!registry.contains(item)) {
-      return invalid_argument_error(fmt::format("unknown routing engine '{}' (known: {})", item,
+      return invalid_argument_error(fmt::format("unknown routing engine {} (known: {})", quoted(item),
                                                 fmt::join(registry.names(), ", ")));
     } else {
       for (const std::string& e : chain.engines) {
-        if (e == item) return invalid_argument_error(fmt::format("routing engine '{}' is listed twice", item));
+        if (e == item) return invalid_argument_error(fmt::format("routing engine {} is listed twice", quoted(item)));
       }
       chain.engines.emplace_back(item);
     }

@@ -5,17 +5,13 @@
 
 #include <fmt/format.h>
 
+#include "mad/base/text.h"
+
 namespace ibsm::routing {
 
 namespace {
 
 bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -35,7 +31,7 @@ Result<std::vector<Guid>> parse_guid_list(std::istream& in, std::string_view sou
     text = trim(text);
     if (text.empty()) continue;
     const auto bad = [&](std::string_view why) {
-      return invalid_argument_error(fmt::format("{}:{}: '{}' {}", source, number, text, why));
+      return invalid_argument_error(fmt::format("{}:{}: {} {}", source, number, quoted(text), why));
     };
     if (std::any_of(text.begin(), text.end(), blank)) return bad("holds more than one guid (one per line)");
     if (text.size() < 3 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) {

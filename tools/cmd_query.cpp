@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "mad/base/text.h"
 #include "mad/umad/umad_transport.h"
 #include "mad/wire/constants.h"
 #include "mad/wire/inform_info.h"
@@ -223,14 +224,14 @@ int cmd_query(int argc, char** argv) {
     if (rest.empty()) errors.push_back("which record type? (--types lists them)");
     if (!rest.empty()) {
       type = sa::find_record_type(rest[0]);
-      if (!type) errors.push_back(fmt::format("no record type '{}' (--types lists them)", rest[0]));
+      if (!type) errors.push_back(fmt::format("no record type {} (--types lists them)", quoted(rest[0])));
     }
     if (type) {
       req.data.assign(type->size, 0);
       for (size_t i = 1; i < rest.size(); ++i) {
         const auto eq = rest[i].find('=');
         if (eq == std::string::npos) {
-          errors.push_back(fmt::format("'{}' is not FIELD=VALUE", rest[i]));
+          errors.push_back(fmt::format("{} is not FIELD=VALUE", quoted(rest[i])));
           continue;
         }
         const auto* c = sa::find_component(*type, std::string_view(rest[i]).substr(0, eq));

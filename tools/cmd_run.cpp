@@ -173,7 +173,7 @@ Status load_config(const std::optional<std::string>& file, const FlagValues& fla
   }
   for (const auto& [key, value] : flags) {
     Status s = set_config_value(config, key, value);
-    if (!s.ok()) errors.push_back(key + ": " + s.message());
+    if (!s.ok()) errors.push_back(s.message());  // names the key
   }
   return {};
 }

@@ -6,14 +6,13 @@
 
 #include <fmt/format.h>
 
+#include "mad/base/text.h"
+
+#include "routing/chain.h"
+#include "routing/registry.h"
+
 namespace ibsm {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 // Decimal, or hex with 0x (OpenSM writes both).
 bool parse_u64(std::string_view v, uint64_t& out) {
@@ -32,7 +31,7 @@ bool parse_u64(std::string_view v, uint64_t& out) {
 template <auto Member, uint64_t Min, uint64_t Max>
 std::string set_number(SmConfig& c, std::string_view v) {
   uint64_t n = 0;
-  if (!parse_u64(v, n)) return fmt::format("'{}' is not a number", v);
+  if (!parse_u64(v, n)) return fmt::format("{} is not a number", quoted(v));
   if (n < Min || n > Max) return fmt::format("{} is out of range {}..{}", n, Min, Max);
   using T = std::remove_reference_t<decltype(c.*Member)>;
   c.*Member = static_cast<T>(n);
@@ -55,7 +54,7 @@ std::string set_bool(SmConfig& c, std::string_view v) {
   } else if (s == "false" || s == "0" || s == "no" || s == "off") {
     c.*Member = false;
   } else {
-    return fmt::format("'{}' is not TRUE or FALSE", v);
+    return fmt::format("{} is not TRUE or FALSE", quoted(v));
   }
   return {};
 }
@@ -74,20 +73,27 @@ std::string get_string(const SmConfig& c) {
 }
 std::string set_guid(SmConfig& c, std::string_view v) {
   uint64_t g = 0;
-  if (!parse_u64(v, g)) return fmt::format("'{}' is not a GUID", v);
+  if (!parse_u64(v, g)) return fmt::format("{} is not a GUID", quoted(v));
   c.port_guid = Guid{g};
   return {};
 }
 std::string get_guid(const SmConfig& c) { return fmt::format("{}", c.port_guid); }
+// The chain is parsed against the built-in engines here, when the config is
+// read, so a misspelt name stops `ibsm run` (and -c) before any sweep
+// rather than at the first routing.
 std::string set_routing(SmConfig& c, std::string_view v) {
   if (v.empty()) return "needs at least one engine name";
+  routing::EngineRegistry engines;
+  if (Status s = routing::register_builtin_engines(engines); !s.ok()) return s.message();
+  auto chain = routing::parse_engine_chain(v, engines);
+  if (!chain.ok()) return chain.status().message();
   c.routing_engine = std::string(v);
   return {};
 }
 
 std::string set_part_enforce(SmConfig& c, std::string_view v) {
   auto e = parse_part_enforce(v);
-  if (!e) return fmt::format("'{}' is not both, in, out or off", v);
+  if (!e) return fmt::format("{} is not both, in, out or off", quoted(v));
   c.part_enforce = *e;
   return {};
 }
@@ -165,7 +171,7 @@ const ConfigKey* find_config_key(std::string_view key) {
 
 Status set_config_value(SmConfig& config, std::string_view key, std::string_view value) {
   const ConfigKey* k = find_config_key(key);
-  if (!k) return invalid_argument_error(fmt::format("unknown key '{}'", key));
+  if (!k) return invalid_argument_error(fmt::format("unknown key {}", quoted(key)));
   std::string err = k->set(config, trim(value));
   if (!err.empty()) return invalid_argument_error(fmt::format("{}: {}", key, err));
   return {};
@@ -187,7 +193,7 @@ Status read_config(std::istream& in, std::string_view source_name, SmConfig& con
     if (value == "(null)") value = {};
     const ConfigKey* k = find_config_key(key);
     if (!k) {
-      errors.push_back(fmt::format("{}:{}: unknown key '{}'", source_name, number, key));
+      errors.push_back(fmt::format("{}:{}: unknown key {}", source_name, number, quoted(key)));
       continue;
     }
     std::string err = k->set(next, value);

@@ -8,18 +8,13 @@
 
 #include <fmt/format.h>
 
+#include "mad/base/text.h"
+
 #include "sm/dump/lft_dump.h"
 
 namespace ibsm {
 namespace {
 
-constexpr bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 // A whole unsigned number in `text` (no sign, no blanks), at most `max`.
 std::optional<uint64_t> whole_number(std::string_view text, int base, uint64_t max) {
@@ -52,7 +47,7 @@ std::string words(std::string_view text) {
   std::string out;
   bool gap = false;
   for (char c : trim(text)) {
-    if (is_blank(c)) {
+    if (is_space(c)) {
       gap = true;
       continue;
     }
@@ -95,7 +90,7 @@ class LftDumpParser {
     const std::string w = words(text);
     if (w == "Lid Out Destination" || w == "Port Info") return {};
     if (w.ends_with(" lids dumped")) return parse_trailer(w);
-    return error(fmt::format("unrecognized line '{}'", text));
+    return error(fmt::format("unrecognized line {}", quoted(text)));
   }
 
   // "Unicast lids [<first>-<last>] of switch <address> guid 0x<guid> (<description>):"
@@ -107,7 +102,7 @@ class LftDumpParser {
     if (close == std::string_view::npos) return error("switch header: no ']' after the LID range");
     const std::string_view range = rest.substr(0, close);
     const size_t dash = range.find('-');
-    if (dash == std::string_view::npos) return error(fmt::format("switch header: bad LID range '{}'", range));
+    if (dash == std::string_view::npos) return error(fmt::format("switch header: bad LID range {}", quoted(range)));
     const std::string_view first_text = range.substr(0, dash), last_text = range.substr(dash + 1);
     // dump_lfts prints the range in hex, OpenSM in decimal.
     const bool hex = first_text.starts_with("0x");
@@ -115,7 +110,7 @@ class LftDumpParser {
     const auto first = hex ? hex_number(first_text, Lid::max_unicast) : whole_number(first_text, 10, Lid::max_unicast);
     const auto last = hex ? hex_number(last_text, Lid::max_unicast) : whole_number(last_text, 10, Lid::max_unicast);
     if (!first || !last || *first > *last) {
-      return error(fmt::format("switch header: bad LID range '{}' (unicast LIDs run to {:#x})", range,
+      return error(fmt::format("switch header: bad LID range {} (unicast LIDs run to {:#x})", quoted(range),
                                Lid::max_unicast));
     }
     if (dump_.format && *dump_.format != format) {
@@ -135,7 +130,7 @@ class LftDumpParser {
     rest.remove_prefix(guid_at + kGuid.size());
     const std::string_view guid_text = leading(rest, is_hex_digit);
     const auto guid = whole_number(guid_text, 16, UINT64_MAX);
-    if (!guid) return error(fmt::format("switch header: bad node guid '{}'", guid_text));
+    if (!guid) return error(fmt::format("switch header: bad node guid {}", quoted(guid_text)));
     rest.remove_prefix(guid_text.size());
     if (!rest.starts_with(" (") || !rest.ends_with("):")) {
       return error("switch header: expected ' (<description>):' after the guid");
@@ -169,7 +164,7 @@ class LftDumpParser {
     if (address.starts_with("Lid ")) {
       const std::string_view digits = leading(address.substr(4), is_digit);
       const auto lid = whole_number(digits, 10, Lid::max_unicast);
-      if (!lid) return error(fmt::format("switch header: bad switch lid in '{}'", address));
+      if (!lid) return error(fmt::format("switch header: bad switch lid in {}", quoted(address)));
       if (*lid != 0) sw.lid = Lid{static_cast<uint16_t>(*lid)};  // OpenSM prints "Lid 0" for none
       known = true;
     }
@@ -179,11 +174,11 @@ class LftDumpParser {
       // drpath2str puts "slid N; dlid N; " before the hops when it has them.
       if (const size_t semi = path.rfind("; "); semi != std::string_view::npos) path = path.substr(semi + 2);
       DrPath dr;
-      if (!DrPath::parse(trim(path), dr)) return error(fmt::format("switch header: bad DR path '{}'", path));
+      if (!DrPath::parse(trim(path), dr)) return error(fmt::format("switch header: bad DR path {}", quoted(path)));
       sw.dr_path = dr;
       known = true;
     }
-    if (!known) return error(fmt::format("switch header: unrecognized switch address '{}'", address));
+    if (!known) return error(fmt::format("switch header: unrecognized switch address {}", quoted(address)));
     return {};
   }
 
@@ -197,14 +192,14 @@ class LftDumpParser {
     const std::string_view lid_text = leading(text.substr(2), is_hex_digit);
     std::string_view rest = text.substr(2 + lid_text.size());
     const auto lid = whole_number(lid_text, 16, Lid::max_unicast);
-    if (!lid || rest.empty() || !is_blank(rest.front())) {
-      return error(fmt::format("bad lid in '{}'", text));
+    if (!lid || rest.empty() || !is_space(rest.front())) {
+      return error(fmt::format("bad lid in {}", quoted(text)));
     }
     rest = trim(rest);
     const std::string_view port_text = leading(rest, is_digit);
     const auto port = whole_number(port_text, 10, 255);
     rest.remove_prefix(port_text.size());
-    if (!port || (!rest.empty() && !is_blank(rest.front()))) return error(fmt::format("bad port in '{}'", text));
+    if (!port || (!rest.empty() && !is_space(rest.front()))) return error(fmt::format("bad port in {}", quoted(text)));
     if (*lid < sw.first_lid || *lid > sw.last_lid) {
       return error(fmt::format("lid {:#06x} outside the header's range {:#x}-{:#x}", *lid, sw.first_lid, sw.last_lid));
     }
@@ -216,7 +211,7 @@ class LftDumpParser {
     if (const size_t at = rest.find(kPortGuid); at != std::string_view::npos) {
       const std::string_view guid_text = leading(rest.substr(at + kPortGuid.size()), is_hex_digit);
       const auto guid = whole_number(guid_text, 16, UINT64_MAX);
-      if (!guid) return error(fmt::format("bad port guid in '{}'", text));
+      if (!guid) return error(fmt::format("bad port guid in {}", quoted(text)));
       entry.port_guid = Guid{*guid};
     }
     sw.entries.push_back(entry);
@@ -226,18 +221,18 @@ class LftDumpParser {
   // "6 valid lids dumped" (dump_lfts: the entries listed) or "6 lids dumped"
   // (dump_lfts -a: the entries listed; OpenSM: the top LID).
   Status parse_trailer(const std::string& text) {
-    if (dump_.switches.empty() || !section_open_) return error(fmt::format("'{}' outside a switch section", text));
+    if (dump_.switches.empty() || !section_open_) return error(fmt::format("{} outside a switch section", quoted(text)));
     const LftDumpSwitch& sw = dump_.switches.back();
     const std::string_view count_text = leading(text, is_digit);
     const std::string_view tail = std::string_view(text).substr(count_text.size());
     const auto count = whole_number(count_text, 10, UINT32_MAX);
     if (!count || (tail != " lids dumped" && tail != " valid lids dumped")) {
-      return error(fmt::format("unrecognized line '{}'", text));
+      return error(fmt::format("unrecognized line {}", quoted(text)));
     }
     const bool opensm = *dump_.format == LftDumpFormat::opensm;
     const uint64_t expected = opensm ? sw.last_lid : sw.entries.size();
     if (*count != expected) {
-      return error(fmt::format("'{}' but the section {} {} (cut or edited file?)", text,
+      return error(fmt::format("{} but the section {} {} (cut or edited file?)", quoted(text),
                                opensm ? "ends at lid" : "lists", expected));
     }
     section_open_ = false;

@@ -7,18 +7,15 @@
 #include <optional>
 #include <string_view>
 
+#include "mad/base/text.h"
+
 namespace ibsm::netfile_text {
 
-constexpr bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+using ibsm::is_space;
+using ibsm::trim;
 
 constexpr std::string_view skip_space(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  return s;
-}
-
-constexpr std::string_view trim(std::string_view s) {
-  s = skip_space(s);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
   return s;
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "mad/base/text.h"
+
 #include <algorithm>
 #include <map>
 
@@ -51,18 +53,6 @@ std::vector<std::string_view> split_commas(std::string_view s) {
     if (comma == std::string_view::npos) return out;
     s.remove_prefix(comma + 1);
   }
-}
-
-// The text of a definition for a one-line message: blanks and line breaks
-// folded to one space, cut after 40 characters.
-std::string excerpt(std::string_view text) {
-  std::string out;
-  for (char c : trim(text)) {
-    if (!is_space(c)) out.push_back(c);
-    else if (out.back() != ' ') out.push_back(' ');
-  }
-  if (out.size() > 40) out = out.substr(0, 40) + "...";
-  return out;
 }
 
 // One definition: its text from after the previous ';' to before its own,
@@ -119,7 +109,7 @@ void Reader::statement(const Statement& st) {
   errors_before_ = errors.size();
   const size_t colon = text.find(':');
   if (colon == std::string_view::npos) {
-    error(text, fmt::format("no ':' after the partition definition '{}'", excerpt(text)));
+    error(text, fmt::format("no ':' after the partition definition {}", quoted(trim(text), 40)));
     return;
   }
   Partition p;
@@ -131,7 +121,7 @@ void Reader::statement(const Statement& st) {
 void Reader::unterminated(const Statement& st) {
   st_ = &st;
   if (trim(st.text).empty()) return;
-  error(st.text, fmt::format("definition '{}' not ended by ';' at end of file", excerpt(st.text)));
+  error(st.text, fmt::format("definition {} not ended by ';' at end of file", quoted(trim(st.text), 40)));
 }
 
 bool Reader::header(std::string_view text, Partition& p) {
@@ -144,36 +134,36 @@ bool Reader::header(std::string_view text, Partition& p) {
   }
   p.name = std::string(first.name);
   if (!first.value) {
-    error(items[0], fmt::format("partition '{}': no P_Key (OpenSM would make one up; ibsm needs it written)", p.name));
+    error(items[0], fmt::format("partition {}: no P_Key (OpenSM would make one up; ibsm needs it written)", quoted(p.name)));
     return false;
   }
   const auto pkey = parse_number(*first.value, 0xffff);
   if (!pkey) {
-    error(items[0], fmt::format("partition '{}': P_Key '{}': expected a number 0x0001-0x7fff", p.name, *first.value));
+    error(items[0], fmt::format("partition {}: P_Key {}: expected a number 0x0001-0x7fff", quoted(p.name), quoted(*first.value)));
     return false;
   }
   // The membership bit is not the partition's: OpenSM drops it, and members
   // get theirs from full/limited/both.
   p.pkey = static_cast<uint16_t>(*pkey & 0x7fff);
   if (p.pkey == 0) {
-    error(items[0], fmt::format("partition '{}': P_Key {} is 0 without the membership bit; 0 is not a P_Key",
-                                p.name, *first.value));
+    error(items[0], fmt::format("partition {}: P_Key {} is 0 without the membership bit; 0 is not a P_Key",
+                                quoted(p.name), *first.value));
     return false;
   }
   for (size_t i = 1; i < items.size(); ++i) {
     const Token t = split_token(items[i]);
     if (t.name.empty()) {
-      error(items[i], fmt::format("partition '{}': empty flag", p.name));
+      error(items[i], fmt::format("partition {}: empty flag", quoted(p.name)));
     } else if (t.name == "ipoib" || t.name == "indx0") {
-      if (t.value) error(items[i], fmt::format("flag '{}' takes no value", t.name));
+      if (t.value) error(items[i], fmt::format("flag {} takes no value", quoted(t.name)));
       (t.name == "ipoib" ? p.ipoib : p.indx0) = true;
     } else if (t.name == "defmember") {
       const auto m = t.value ? parse_membership(*t.value) : std::nullopt;
       if (m) p.defmember = *m;
-      else error(items[i], fmt::format("defmember '{}': expected full, limited or both", t.value.value_or("")));
+      else error(items[i], fmt::format("defmember {}: expected full, limited or both", quoted(t.value.value_or(""))));
     } else if (!group_flag(items[i], t, p.flags)) {
-      error(items[i], fmt::format("unknown partition flag '{}' (known: ipoib, indx0, defmember, mtu, rate, sl, "
-                                  "scope, Q_Key, TClass, FlowLabel)", t.name));
+      error(items[i], fmt::format("unknown partition flag {} (known: ipoib, indx0, defmember, mtu, rate, sl, "
+                                  "scope, Q_Key, TClass, FlowLabel)", quoted(t.name)));
     }
   }
   return true;
@@ -213,8 +203,8 @@ void Reader::member(std::string_view item, Partition& p) {
   else {
     const auto guid = parse_number(t.name, UINT64_MAX);
     if (!guid || *guid == 0) {
-      error(item, fmt::format("port GUID '{}': expected ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS, SELF or a "
-                              "nonzero 64-bit GUID (0x... or decimal)", t.name));
+      error(item, fmt::format("port GUID {}: expected ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS, SELF or a "
+                              "nonzero 64-bit GUID (0x... or decimal)", quoted(t.name)));
       return;
     }
     m.guid = Guid(*guid);
@@ -222,7 +212,7 @@ void Reader::member(std::string_view item, Partition& p) {
   if (t.value) {
     m.membership = parse_membership(*t.value);
     if (!m.membership) {
-      error(item, fmt::format("membership '{}' of '{}': expected full, limited or both", *t.value, t.name));
+      error(item, fmt::format("membership {} of {}: expected full, limited or both", quoted(*t.value), quoted(t.name)));
       return;
     }
   }
@@ -236,11 +226,11 @@ void Reader::group(std::string_view line, Partition& p) {
   g.line = line_of(line);
   const auto gid = wire::parse_gid(first.value.value_or(""));
   if (!gid.ok()) {
-    error(items[0], fmt::format("mgid '{}': expected a GID like ff12:401b::1", first.value.value_or("")));
+    error(items[0], fmt::format("mgid {}: expected a GID like ff12:401b::1", quoted(first.value.value_or(""))));
     return;
   }
   if ((*gid)[0] != 0xff) {
-    error(items[0], fmt::format("mgid '{}': not a multicast GID (must start with ff)", *first.value));
+    error(items[0], fmt::format("mgid {}: not a multicast GID (must start with ff)", quoted(*first.value)));
     return;
   }
   g.mgid = *gid;
@@ -249,8 +239,8 @@ void Reader::group(std::string_view line, Partition& p) {
     const Token t = split_token(items[i]);
     if (t.name.empty() && !t.value) continue;  // a trailing comma
     if (!group_flag(items[i], t, g.flags))
-      error(items[i], fmt::format("unknown group flag '{}' (known: mtu, rate, sl, scope, Q_Key, TClass, FlowLabel)",
-                                  t.name));
+      error(items[i], fmt::format("unknown group flag {} (known: mtu, rate, sl, scope, Q_Key, TClass, FlowLabel)",
+                                  quoted(t.name)));
   }
   if (errors.size() == before) p.groups.push_back(g);
 }
@@ -259,15 +249,15 @@ bool Reader::group_flag(std::string_view item, const Token& t, PartitionGroupFla
   const std::string_view v = t.value.value_or("");
   auto number = [&](uint64_t max, std::string_view expected) -> std::optional<uint64_t> {
     auto n = t.value ? parse_number(v, max) : std::nullopt;
-    if (!n) error(item, fmt::format("{} '{}': expected {}", t.name, v, expected));
+    if (!n) error(item, fmt::format("{} {}: expected {}", t.name, quoted(v), expected));
     return n;
   };
   if (t.name == "mtu") {
     flags.mtu = parse_mtu_code(v);
-    if (!flags.mtu) error(item, fmt::format("mtu '{}': expected {}", v, mtu_values_help));
+    if (!flags.mtu) error(item, fmt::format("mtu {}: expected {}", quoted(v), mtu_values_help));
   } else if (t.name == "rate") {
     flags.rate = parse_rate_code(v);
-    if (!flags.rate) error(item, fmt::format("rate '{}': expected {}", v, rate_values_help));
+    if (!flags.rate) error(item, fmt::format("rate {}: expected {}", quoted(v), rate_values_help));
   } else if (t.name == "sl") {
     if (auto n = number(15, "an SL 0-15")) flags.sl = static_cast<uint8_t>(*n);
   } else if (t.name == "scope") {
@@ -301,7 +291,7 @@ void join_flag(std::optional<T>& into, const std::optional<T>& from, const char*
                const Partition& first, std::vector<std::pair<int, std::string>>& conflicts) {
   if (!from) return;
   if (into && *into != *from) {
-    conflicts.emplace_back(later.line, fmt::format("partition '{}': {} {} differs from {} on line {}", later.name, name,
+    conflicts.emplace_back(later.line, fmt::format("partition {}: {} {} differs from {} on line {}", quoted(later.name), name,
                                                    unsigned{*from}, unsigned{*into}, first.line));
     return;
   }
@@ -318,8 +308,8 @@ void Reader::check_unique() {
     if (same_pkey != by_pkey.end()) {
       Partition& first = joined[same_pkey->second];
       if (!p.name.empty() && !first.name.empty() && p.name != first.name) {
-        error(p.line, fmt::format("partition '{}': P_Key 0x{:04x} already used by partition '{}' on line {}", p.name,
-                                  p.pkey, first.name, first.line));
+        error(p.line, fmt::format("partition {}: P_Key 0x{:04x} already used by partition {} on line {}", quoted(p.name),
+                                  p.pkey, quoted(first.name), first.line));
         continue;
       }
       if (first.name.empty()) first.name = p.name;
@@ -343,7 +333,7 @@ void Reader::check_unique() {
     }
     if (!p.name.empty()) {
       if (auto it = by_name.find(p.name); it != by_name.end()) {
-        error(p.line, fmt::format("partition name '{}' already used on line {}", p.name, joined[it->second].line));
+        error(p.line, fmt::format("partition name {} already used on line {}", quoted(p.name), joined[it->second].line));
         continue;
       }
       by_name.emplace(p.name, joined.size());

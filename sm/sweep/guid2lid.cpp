@@ -1,3 +1,4 @@
+#include "mad/base/text.h"
 #include "sm/sweep/guid2lid.h"
 
 #include <cstdint>
@@ -54,7 +55,7 @@ LineResult parse_record(std::string_view line) {
   }
   auto guid = netfile_text::parse_whole_c_number(fields[0]);
   if (!guid) {
-    r.problem = fmt::format("port guid '{}' is not a number", fields[0]);
+    r.problem = fmt::format("port guid {} is not a number", quoted(fields[0]));
     return r;
   }
   if (*guid == 0) {
@@ -64,7 +65,7 @@ LineResult parse_record(std::string_view line) {
   auto min = netfile_text::parse_whole_c_number(fields[1]);
   auto max = netfile_text::parse_whole_c_number(fields[2]);
   if (!min || !max) {
-    r.problem = fmt::format("lid '{}' is not a number", !min ? fields[1] : fields[2]);
+    r.problem = fmt::format("lid {} is not a number", quoted(!min ? fields[1] : fields[2]));
     return r;
   }
   r.problem = lid_block_problem(*min, *max);

@@ -14,6 +14,11 @@
 namespace ibsm {
 
 Result<std::string> read_text_file(const std::string& path) {
+  // An ifstream opens a directory and reads it as empty: a config named by
+  // mistake as its folder would silently be all defaults.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return invalid_argument_error(fmt::format("cannot read {}: it is a directory", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) return not_found_error(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
   std::ostringstream s;
