@@ -96,6 +96,7 @@ void SubnetManager::enter(uint8_t to, const char* why) {
   ++counters_.state_changes;
   // OpenSM's wording, so operators' log watchers find it.
   log(log_, LogLevel::info, Subsystem::state, "Entering {} state ({})", wire::sm_state_name(to), why);
+  if (to != st::master) lids_assigned_ = false;  // another SM may assign LIDs meanwhile
   if (to != st::standby) {
     master_.reset();
     agent_.set_followed_master(Guid{});
@@ -131,6 +132,7 @@ SweepConfig SubnetManager::sweep_config() const {
   s.lids.lmc = config_.lmc;
   s.lids.lmc_esp0 = config_.lmc_esp0;
   s.lids.reassign_all = config_.reassign_lids && sweep_state_.heavy_sweeps == 0;
+  s.lids.restore_assigned = lids_assigned_;
   s.subnet.subnet_prefix = config_.subnet_prefix;
   s.subnet.subnet_timeout = config_.subnet_timeout;
   s.subnet.max_op_vls = config_.max_op_vls;
@@ -237,6 +239,7 @@ void SubnetManager::run_heavy_sweep() {
     return;
   }
   ++counters_.heavy_sweeps;
+  lids_assigned_ = is_master();
   up_ = report->subnet_up;
   if (up_) {
     log(log_, LogLevel::info, Subsystem::sweep, "SUBNET UP: {} nodes, {} mads in {:.3f} s",

@@ -197,6 +197,10 @@ class SubnetManager {
   std::optional<DiscoveryResult> standby_discovery_;
   const DiscoveryResult* latest_discovery_ = nullptr;
   bool up_ = false;
+  // The guid2lid map is this SM's own: it configured the subnet since it
+  // last became master. A LID that changes from then on was changed behind
+  // its back, and is put back (LidOptions::restore_assigned).
+  bool lids_assigned_ = false;
   std::string last_error_;
   std::vector<RemoteSm> sm_ports_;  // every IsSM port the last discovery found
   std::vector<RemoteSm> others_;    // those of them that answered SMInfo

@@ -100,7 +100,9 @@ class HeavySweep {
     auto a = assign_lids(f, o, &state_.guid2lid);
     if (!a.ok()) return a.status();
     for (const auto& w : a->warnings) log(log_, LogLevel::warn, Subsystem::sweep, "{}", w);
-    for (const auto& c : a->changes) log(log_, LogLevel::info, Subsystem::sweep, "{}", describe(c));
+    for (const auto& c : a->changes)
+      log(log_, c.reason == LidDropReason::moved ? LogLevel::warn : LogLevel::info, Subsystem::sweep, "{}",
+          describe(c));
     configured_ = f;
     IBSM_RETURN_IF_ERROR(apply_lids(*a, configured_));
     const AssignedLid* sm = a->find(o.sm_port_guid);

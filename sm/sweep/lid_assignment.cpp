@@ -227,11 +227,17 @@ class Assigner {
     }
   }
 
-  // Step 1: ports keep the valid LIDs they hold.
+  // Step 1: ports keep the valid LIDs they hold (with restore_assigned,
+  // only those that hold what the SM gave them, or that it never gave any).
   void keep_current() {
     std::vector<uint32_t> candidates;
     for (uint32_t i = 0; i < subjects_.size(); ++i) {
-      if (judge_current(subjects_[i]) == LidDropReason::none) candidates.push_back(i);
+      Subject& s = subjects_[i];
+      if (o_.restore_assigned && s.entry && s.current.value != 0 && s.current != s.entry->min) {
+        s.reason = LidDropReason::moved;
+        continue;
+      }
+      if (judge_current(s) == LidDropReason::none) candidates.push_back(i);
     }
     // Duplicates: the port the persisted map agrees with wins, then the lower GUID.
     auto agrees = [&](uint32_t i) {
@@ -481,6 +487,7 @@ std::string describe(const LidChange& c) {
       why = fmt::format("guid {} also holds lid {} and keeps it", c.other, c.old_base);
       break;
     case LidDropReason::reassign_all: why = "reassigning all lids"; break;
+    case LidDropReason::moved: why = "changed behind the sm's back: restored"; break;
   }
   const char* from = c.source == LidSource::persisted ? "lid from the guid2lid map"
                      : c.source == LidSource::fresh   ? "lowest free lid"

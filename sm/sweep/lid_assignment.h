@@ -15,6 +15,8 @@
 //     changed and the neighbouring LIDs allow it);
 //  3. the lowest free aligned block, skipping LIDs reserved by the map for
 //     ports that are not in the fabric now (a rebooting host gets its LID back).
+// With `restore_assigned` (the map is the SM's own, from this mastership) 2
+// comes before 1: a LID changed behind the SM's back is put back.
 // `reassign_all` (OpenSM's -r) ignores 1 and 2 and packs everything afresh.
 //
 // One deliberate difference from OpenSM (osm_lid_mgr.c), which prefers the
@@ -55,6 +57,11 @@ struct LidOptions {
   Lid min_lid{1};  // the LIDs the SM may hand out (OpenSM hands out 1..0xBFFF)
   Lid max_lid{Lid::max_unicast};
   Guid sm_port_guid;  // the SM's own port: first in line for a fresh block (zero: none)
+  // The persisted map is this SM's own assignment, made while it has been
+  // master (not a cache from before a restart or another SM's time): a port
+  // that holds another LID had it changed behind the SM's back, and gets
+  // the SM's back, as OpenSM does. Otherwise rule 1 keeps the live LID.
+  bool restore_assigned = false;
 };
 
 // Where a port's LID block came from.
@@ -70,6 +77,7 @@ enum class LidDropReason : uint8_t {
   claimed,         // the persisted map reserves the LID for `other`
   duplicate,       // `other` holds the LID too and keeps it
   reassign_all,    // -r
+  moved,           // restore_assigned: changed behind the SM's back, put back
 };
 
 struct AssignedLid {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The daemon on ibsim: `ibsm run` brings the fabric up and stays; sminfo shows
 # it MASTER with its priority and GUID; a cable pulled and plugged back, and a
-# LID changed behind its back (Baselid), are found (trap or light sweep) and
+# LID changed behind its back (Baselid, put back), are found (trap or light sweep) and
 # fixed by a heavy sweep; SIGHUP forces a heavy sweep; SIGTERM ends it
 # cleanly with status 0.
 source "$(dirname "$0")/lib.sh"
@@ -74,11 +74,18 @@ quiet_for_2s() {
   [[ $(ups) -eq $before ]]
 }
 wait_for 20 "the sweeps after ReLink to end" quiet_for_2s
+host4_lid() { SIM_HOST=host-4 client smpquery -D portinfo 0 1 2>/dev/null | awk -F. '/^Lid:/ {print $NF}'; }
+lid_before=$(host4_lid)
+[[ -n $lid_before && $lid_before -ne 99 ]] || fail "host-4's lid before Baselid: '$lid_before'"
 n=$(ups)
 ibsim_cmd 'Baselid "host-4"[1] 99'
 wait_for 10 "a heavy sweep after Baselid" more_ups_than "$n"
 # ibsim raises PortStateChange on the host's switch too; either finding will do.
 grep -qE "light sweep: .*(lid 99|changed state)" daemon.log || fail "the light sweep did not report the change"
+# Put back to the SM's assignment, and logged with the port (OpenSM restores it too).
+[[ $(host4_lid) -eq $lid_before ]] || fail "host-4's lid is $(host4_lid) after Baselid 99, expected $lid_before back"
+grep -qE "port 1: lid 99 -> $lid_before \(changed behind the sm's back: restored" daemon.log ||
+  fail "the restored lid is not logged: $(grep -E 'lid 99' daemon.log)"
 client dump_lfts > lfts.out 2>/dev/null
 client ibnetdiscover > topo.out 2>/dev/null
 "$IBSM" check --topology topo.out --lfts lfts.out > check.out || fail "after Baselid: $(cat check.out)"
