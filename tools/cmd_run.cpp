@@ -364,14 +364,15 @@ int cmd_run(int argc, char** argv) {
     std::vector<std::string> bad;
     Status s = load_config(config_file, flag_values, next, bad);
     if (!s.ok() || !bad.empty()) {
-      ibsm::log(log, LogLevel::error, Subsystem::tools, "SIGHUP: nothing changed: {}",
+      ibsm::log(log, LogLevel::error, Subsystem::tools, "SIGHUP: nothing changed, configuration kept: {}",
                 s.ok() ? bad.front() : s.message());
       return;
     }
     add_verbose(next);
     auto reread = load_partitions(next);
     if (!reread.ok()) {
-      ibsm::log(log, LogLevel::error, Subsystem::tools, "SIGHUP: nothing changed: {}", reread.status().message());
+      ibsm::log(log, LogLevel::error, Subsystem::tools, "SIGHUP: nothing changed, partitions kept: {}",
+                reread.status().message());
       return;
     }
     for (const ConfigChange& c : diff_config(config, next)) {
