@@ -5,11 +5,14 @@
 namespace ibsm {
 
 void SystemdNotifier::ready(const std::string& status) {
-  if (ready_) return this->status(status);
+  if (ready_) {
+    this->status(status);
+    return;
+  }
   ready_ = true;
   last_status_ = status;
-  // unset_environment 0: a SIGHUP-restarted child (none today) could still
-  // tell systemd; errors are ignored, as a missing socket means no systemd.
+  // unset_environment 0: NOTIFY_SOCKET stays for the later STATUS= lines.
+  // Errors are ignored: no socket means no systemd to tell.
   (void)sd_notifyf(0, "READY=1\nSTATUS=%s", status.c_str());
 }
 
