@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libibumad-dev libibmad-dev libboost-graph-dev libfmt-dev catch2
+  libsystemd-dev  # sd_notify for the Type=notify unit (tools/os only)
   ibsim-utils infiniband-diags ibutils opensm
   python3  # the SA end-to-end tests compare JSON answers with python3
 )

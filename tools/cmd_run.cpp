@@ -2,8 +2,9 @@
 // SubnetManager (sm/manager); this file parses flags and the config file,
 // loads the cache and the engines' files, wires the manager to libibumad or
 // to an in-process SimFabric (virtual time), handles SIGHUP (reload, heavy
-// sweep) and SIGTERM, writes the cache and dump files after each sweep, and
-// prints. With -o it configures once and exits.
+// sweep), SIGUSR1 (reopen the log) and SIGTERM, tells systemd when it is
+// ready, writes the cache and dump files after each sweep, and prints. With
+// -o it configures once and exits.
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include "mad/sim/sim_fabric.h"
 #include "mad/umad/umad_transport.h"
 #include "mad/wire/constants.h"
+#include "sm/config/config_reload.h"
 #include "sm/config/sm_config.h"
 #include "sm/manager/subnet_manager.h"
 #include "tools/args.h"
@@ -27,6 +29,7 @@
 #include "tools/os/files.h"
 #include "tools/os/sm_cache.h"
 #include "tools/os/steady_clock.h"
+#include "tools/os/systemd_notify.h"
 #include "tools/sim_attach.h"
 #include "tools/sm_dumps.h"
 
@@ -42,7 +45,8 @@ constexpr const char* kUsage =
     "and reconfigures on change. With other SMs on the subnet it is elected master\n"
     "by priority (then the lower port GUID), or goes STANDBY, polls the master and\n"
     "mirrors its SA, and takes over when the master stops answering. SIGHUP reloads\n"
-    "the config and partitions files and forces a heavy sweep, SIGTERM stops it.\n"
+    "the config and partitions files (keys that need a restart are reported and\n"
+    "kept) and forces a heavy sweep, SIGUSR1 reopens the log file, SIGTERM stops it.\n"
     "\n"
     "options (OpenSM's flags where they apply; the config keys in brackets):\n"
     "  -o, --once               configure once and exit: 0 on SUBNET UP, 1 otherwise\n"
@@ -80,10 +84,13 @@ constexpr const char* kUsage =
 
 volatile std::sig_atomic_t g_stop = 0;
 volatile std::sig_atomic_t g_resweep = 0;
+volatile std::sig_atomic_t g_reopen_log = 0;
 
 void on_signal(int sig) {
   if (sig == SIGHUP) {
     g_resweep = 1;
+  } else if (sig == SIGUSR1) {
+    g_reopen_log = 1;
   } else {
     g_stop = 1;
   }
@@ -95,6 +102,7 @@ void install_signals() {
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = 0;  // no SA_RESTART: a signal wakes the poll
   sigaction(SIGHUP, &sa, nullptr);
+  sigaction(SIGUSR1, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
 }
@@ -230,22 +238,48 @@ int once_result(const SubnetManager& sm) {
   return 1;
 }
 
+// What the loop does besides polling: on SIGHUP, on SIGUSR1, after each poll.
+struct LoopHooks {
+  std::function<void()> on_hup;
+  std::function<void()> on_reopen_log;
+  std::function<void()> after_poll;
+};
+
 // The loop of the daemon, on either transport: poll the manager, sleep on
 // the port until its next deadline or a MAD. On SimFabric the sleep moves
 // virtual time. Returns when `until` says so or a signal stops it.
 template <typename Until>
-void run_loop(SubnetManager& sm, Transport& port, const Clock& clock, Until until,
-              const std::function<void()>& on_hup) {
+void run_loop(SubnetManager& sm, Transport& port, const Clock& clock, Until until, const LoopHooks& hooks) {
   while (!g_stop) {
     if (g_resweep) {
       g_resweep = 0;
-      on_hup();
+      hooks.on_hup();
+    }
+    if (g_reopen_log) {
+      g_reopen_log = 0;
+      if (hooks.on_reopen_log) hooks.on_reopen_log();
     }
     sm.poll(clock.now());
+    if (hooks.after_poll) hooks.after_poll();
     if (until()) return;
     const Micros wait = sm.next_deadline() - clock.now();
     port.wait(std::clamp<Micros>(wait, 0, 1'000'000));
   }
+}
+
+// The state systemd shows (systemctl status): the SM's state and, as master,
+// the subnet the last sweep left.
+std::string status_line(const SubnetManager& sm) {
+  std::string line = wire::sm_state_name(sm.state());
+  if (const SweepReport* r = sm.last_sweep()) {
+    line += fmt::format(": SUBNET {}, {} nodes, sm lid {}", sm.subnet_up() ? "UP" : "NOT UP",
+                        r->subnet->fabric.node_count(), r->sm_lid.value);
+  } else if (!sm.last_error().empty()) {
+    line += ": " + sm.last_error();
+  } else if (sm.master()) {
+    line += fmt::format(": master is port {} (lid {})", sm.master()->port_guid, sm.master()->lid.value);
+  }
+  return line;
 }
 
 }  // namespace
@@ -271,7 +305,11 @@ int cmd_run(int argc, char** argv) {
   auto sweeps = args.integer("--sweeps", 1, 1000);
   auto sim_time = args.integer("--sim-time", 1, 86400 * 365);
   auto lft_cap = args.integer("--sim-lft-cap", 1, 49152);
-  while (args.flag("--verbose", "-v")) config.log_level = std::min<uint32_t>(config.log_level + 1, 4);
+  uint32_t verbose = 0;
+  while (args.flag("--verbose", "-v")) ++verbose;
+  // -v raises the level over the file's, at start and at every reload.
+  auto add_verbose = [verbose](SmConfig& c) { c.log_level = std::min<uint32_t>(c.log_level + verbose, 4); };
+  add_verbose(config);
   auto rest = args.positionals();
   for (const auto& e : args.errors()) errors.push_back(e);
   for (const auto& r : rest) errors.push_back("unexpected argument '" + r + "'");
@@ -307,6 +345,7 @@ int cmd_run(int argc, char** argv) {
     std::fprintf(stderr, "ibsm run: %s\n", s.message().c_str());
     return 1;
   }
+  log.set_journal(stderr_is_journal());
   SweepState state;
   std::vector<std::string> warnings;
   if (Status s = load_sm_cache(config.cache_dir, state, warnings); !s.ok())
@@ -314,28 +353,48 @@ int cmd_run(int argc, char** argv) {
   for (const auto& w : warnings) ibsm::log(log, LogLevel::warn, Subsystem::tools, "{}", w);
   if (!config.honor_guid2lid_file) state.guid2lid.clear();
 
-  // The SIGHUP reload: the config file again, the flags over it; the
-  // manager takes the hot-reloadable keys. Then the partitions file: a bad
-  // one is reported and nothing of it applied, the previous partitions stay.
+  // The SIGHUP reload: the config file again, the flags over it, then the
+  // partitions file it names. A bad file (either) changes nothing and is
+  // logged with file:line. Otherwise the reloadable keys apply (the manager's
+  // through reconfigure, the log level and dump folder here), and a changed
+  // key that needs a restart is logged and kept. A heavy sweep either way.
   auto on_hup = [&](SubnetManager& sm) {
+    sm.request_heavy_sweep();
     SmConfig next;
     std::vector<std::string> bad;
     Status s = load_config(config_file, flag_values, next, bad);
     if (!s.ok() || !bad.empty()) {
-      ibsm::log(log, LogLevel::error, Subsystem::tools, "SIGHUP: configuration kept: {}",
+      ibsm::log(log, LogLevel::error, Subsystem::tools, "SIGHUP: nothing changed, configuration kept: {}",
                 s.ok() ? bad.front() : s.message());
-      sm.request_heavy_sweep();
       return;
     }
+    add_verbose(next);
     auto reread = load_partitions(next);
     if (!reread.ok()) {
-      ibsm::log(log, LogLevel::error, Subsystem::tools, "SIGHUP: partitions kept: {}", reread.status().message());
-    } else {
-      sm.set_partitions(std::move(*reread));
+      ibsm::log(log, LogLevel::error, Subsystem::tools, "SIGHUP: nothing changed, partitions kept: {}",
+                reread.status().message());
+      return;
     }
+    for (const ConfigChange& c : diff_config(config, next)) {
+      if (c.key->hot_reload) {
+        ibsm::log(log, LogLevel::info, Subsystem::tools, "SIGHUP: {} {} -> {}", c.key->key, c.old_value, c.new_value);
+      } else {
+        ibsm::log(log, LogLevel::warn, Subsystem::tools, "SIGHUP: {}", restart_needed_message(c));
+      }
+    }
+    config = apply_reloadable(config, next);
+    log.set_level(level_of(config.log_level));
+    sm.set_partitions(std::move(*reread));
+    sm.reconfigure(config);
     ibsm::log(log, LogLevel::info, Subsystem::tools, "SIGHUP: heavy sweep, configuration reloaded");
-    sm.reconfigure(next);
-    sm.request_heavy_sweep();
+  };
+  auto on_reopen_log = [&] {
+    Status reopened = log.reopen();
+    if (!reopened.ok()) {
+      ibsm::log(log, LogLevel::error, Subsystem::tools, "SIGUSR1: {}", reopened.message());
+    } else {
+      ibsm::log(log, LogLevel::info, Subsystem::tools, "SIGUSR1: log file reopened");
+    }
   };
   install_signals();
 
@@ -369,7 +428,7 @@ int cmd_run(int argc, char** argv) {
     });
     if (once) {
       run_loop(m, port, sim.clock(), [&] { return sweeps_left <= 0 || (once_done(m) && !m.last_sweep()); },
-               [&] { on_hup(m); });
+               {[&] { on_hup(m); }, on_reopen_log, {}});
       return once_result(m);
     }
     // The daemon in virtual time: as long as --sim-time says (60 s by
@@ -378,7 +437,7 @@ int cmd_run(int argc, char** argv) {
     m.set_state_listener([&](uint8_t, uint8_t to) {
       std::printf("%.6f s: %s\n", static_cast<double>(sim.now()) / 1e6, wire::sm_state_name(to));
     });
-    run_loop(m, port, sim.clock(), [&] { return sim.now() >= end; }, [&] { on_hup(m); });
+    run_loop(m, port, sim.clock(), [&] { return sim.now() >= end; }, {[&] { on_hup(m); }, on_reopen_log, {}});
     const ManagerCounters& c = m.counters();
     std::printf("after %.3f virtual s: %s, %llu heavy sweeps, %llu light sweeps, %llu mads sent\n",
                 static_cast<double>(sim.now()) / 1e6, wire::sm_state_name(m.state()),
@@ -412,10 +471,22 @@ int cmd_run(int argc, char** argv) {
     if (!dumped.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", dumped.message());
   });
   if (once) {
-    run_loop(m, **transport, clock, [&] { return once_done(m); }, [&] { on_hup(m); });
+    run_loop(m, **transport, clock, [&] { return once_done(m); }, {[&] { on_hup(m); }, on_reopen_log, {}});
     return once_result(m);
   }
-  run_loop(m, **transport, clock, [] { return false; }, [&] { on_hup(m); });
+  // Type=notify: ready once the first sweep settled (master, subnet up or
+  // not; or standby), as -o would have stopped there.
+  SystemdNotifier systemd;
+  auto tell_systemd = [&] {
+    if (systemd.is_ready()) {
+      systemd.status(status_line(m));
+    } else if (once_done(m)) {
+      systemd.ready(status_line(m));
+      ibsm::log(log, LogLevel::info, Subsystem::tools, "ready: {}", status_line(m));
+    }
+  };
+  run_loop(m, **transport, clock, [] { return false; }, {[&] { on_hup(m); }, on_reopen_log, tell_systemd});
+  systemd.stopping();
   ibsm::log(log, LogLevel::info, Subsystem::tools, "stopping on signal");
   return 0;
 }

@@ -99,59 +99,70 @@ std::string set_part_enforce(SmConfig& c, std::string_view v) {
 }
 std::string get_part_enforce(const SmConfig& c) { return std::string(part_enforce_name(c.part_enforce)); }
 
+// The table. `help` says what a key means; write_config() adds its default
+// and whether SIGHUP applies it. hot_reload is true only where a SIGHUP
+// really takes effect: SubnetManager::reconfigure() copies exactly these keys
+// (apply_reloadable), and the daemon applies the edge's own (log_level,
+// dump_files_dir, partition_config_file). The rest are read once at start:
+// the port, the LID plan, the SM_Key, the engines' files, the log and cache
+// paths.
 constexpr ConfigKey kKeys[] = {
-    {"guid", "port GUID to bind to (0: the first port whose link is up)", false, set_guid, get_guid},
-    {"lmc", "LID mask control: each CA port gets 2^lmc LIDs (0-7)", false, set_number<&SmConfig::lmc, 0, 7>,
-     get_number<&SmConfig::lmc>},
-    {"lmc_esp0", "switches with an enhanced port 0 get 2^lmc LIDs too", false, set_bool<&SmConfig::lmc_esp0>,
-     get_bool<&SmConfig::lmc_esp0>},
-    {"reassign_lids", "assign every LID afresh at start (-r)", false, set_bool<&SmConfig::reassign_lids>,
-     get_bool<&SmConfig::reassign_lids>},
-    {"sweep_interval", "seconds between light sweeps; 0: none", true, set_number<&SmConfig::sweep_interval, 0, 86400>,
-     get_number<&SmConfig::sweep_interval>},
-    {"sm_priority", "SM priority for master election (0-15)", true, set_number<&SmConfig::sm_priority, 0, 15>,
-     get_number<&SmConfig::sm_priority>},
-    {"elevated_priority", "priority a master advertises once master (sticky mastership); 0: off", true,
-     set_number<&SmConfig::elevated_priority, 0, 15>, get_number<&SmConfig::elevated_priority>},
-    {"sminfo_polling_timeout", "milliseconds between a standby's SMInfo polls of the master", true,
+    {"guid", "port GUID of the local port the SM binds to; 0: the first port whose link is up", false, set_guid,
+     get_guid},
+    {"lmc", "LID mask control: every CA port gets 2^lmc consecutive LIDs, for multipathing (0-7)", false,
+     set_number<&SmConfig::lmc, 0, 7>, get_number<&SmConfig::lmc>},
+    {"lmc_esp0", "switches with an enhanced port 0 get 2^lmc LIDs too (TRUE) or one (FALSE)", false,
+     set_bool<&SmConfig::lmc_esp0>, get_bool<&SmConfig::lmc_esp0>},
+    {"reassign_lids", "assign every LID afresh at start, ignoring the LIDs ports hold and the guid2lid cache (-r)",
+     false, set_bool<&SmConfig::reassign_lids>, get_bool<&SmConfig::reassign_lids>},
+    {"sweep_interval", "seconds between light sweeps, which look for changes a trap did not report; 0: none", true,
+     set_number<&SmConfig::sweep_interval, 0, 86400>, get_number<&SmConfig::sweep_interval>},
+    {"sm_priority", "SM priority for the master election, 0 (lowest) to 15; the highest wins, then the lowest port "
+     "GUID (IBA 14.4.1)", true, set_number<&SmConfig::sm_priority, 0, 15>, get_number<&SmConfig::sm_priority>},
+    {"elevated_priority", "priority a master advertises once it is master, so a higher SM that joins later does "
+     "not take the mastership (sticky mastership); 0: off", true, set_number<&SmConfig::elevated_priority, 0, 15>,
+     get_number<&SmConfig::elevated_priority>},
+    {"sminfo_polling_timeout", "milliseconds between a standby's SMInfo polls of the master (50-3600000)", true,
      set_number<&SmConfig::sminfo_polling_timeout, 50, 3600000>, get_number<&SmConfig::sminfo_polling_timeout>},
-    {"polling_retry_number", "unanswered polls in a row after which a standby takes over", true,
-     set_number<&SmConfig::polling_retry_number, 1, 100>, get_number<&SmConfig::polling_retry_number>},
-    {"sm_key", "SM_Key of this SM", false, set_number<&SmConfig::sm_key, 0, UINT64_MAX>, get_hex<&SmConfig::sm_key>},
-    {"subnet_prefix", "subnet prefix written to every port", false,
+    {"polling_retry_number", "unanswered polls of the master in a row after which a standby takes over (1-100)",
+     true, set_number<&SmConfig::polling_retry_number, 1, 100>, get_number<&SmConfig::polling_retry_number>},
+    {"sm_key", "SM_Key of this SM: SMInfo Sets and trusted SA requests (P_Key records) must carry it", false,
+     set_number<&SmConfig::sm_key, 0, UINT64_MAX>, get_hex<&SmConfig::sm_key>},
+    {"subnet_prefix", "subnet prefix (upper 64 bits of every port GID) written to every port", false,
      set_number<&SmConfig::subnet_prefix, 0, UINT64_MAX>, get_hex<&SmConfig::subnet_prefix>},
-    {"subnet_timeout", "PortInfo:SubnetTimeout (4.096 us * 2^value)", true, set_number<&SmConfig::subnet_timeout, 0, 31>,
-     get_number<&SmConfig::subnet_timeout>},
-    {"packet_life_time", "SwitchInfo:LifeTimeValue of every switch", true,
+    {"subnet_timeout", "PortInfo:SubnetTimeout of every port, 4.096 us * 2^value (0-31); from the next heavy sweep",
+     true, set_number<&SmConfig::subnet_timeout, 0, 31>, get_number<&SmConfig::subnet_timeout>},
+    {"packet_life_time", "SwitchInfo:LifeTimeValue of every switch (0-19); from the next heavy sweep", true,
      set_number<&SmConfig::packet_life_time, 0, 0x13>, get_number<&SmConfig::packet_life_time>},
-    {"max_op_vls", "most data VLs to enable (1: VL0 .. 5: VL0-14)", true, set_number<&SmConfig::max_op_vls, 1, 5>,
-     get_number<&SmConfig::max_op_vls>},
-    {"head_of_queue_lifetime", "PortInfo:HOQLife of switch ports", true,
+    {"max_op_vls", "most data VLs to enable: 1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7, 5 VL0-14; from the next heavy sweep",
+     true, set_number<&SmConfig::max_op_vls, 1, 5>, get_number<&SmConfig::max_op_vls>},
+    {"head_of_queue_lifetime", "PortInfo:HOQLife of switch ports (0-20); from the next heavy sweep", true,
      set_number<&SmConfig::head_of_queue_lifetime, 0, 0x14>, get_number<&SmConfig::head_of_queue_lifetime>},
-    {"transaction_timeout", "milliseconds to wait for each SMP answer", true,
+    {"transaction_timeout", "milliseconds to wait for each SMP answer before a retry (-t)", true,
      set_number<&SmConfig::transaction_timeout, 1, 60000>, get_number<&SmConfig::transaction_timeout>},
-    {"transaction_retries", "further attempts after a timeout", true,
+    {"transaction_retries", "further attempts of an SMP after a timeout (--retries)", true,
      set_number<&SmConfig::transaction_retries, 0, 100>, get_number<&SmConfig::transaction_retries>},
-    {"max_wire_smps", "SMPs in flight at once", true, set_number<&SmConfig::max_wire_smps, 1, 1024>,
+    {"max_wire_smps", "SMPs in flight at once (--maxsmps)", true, set_number<&SmConfig::max_wire_smps, 1, 1024>,
      get_number<&SmConfig::max_wire_smps>},
-    {"routing_engine", "routing engines to try in order, comma separated", true, set_routing,
-     get_string<&SmConfig::routing_engine>},
-    {"root_guid_file", "node GUIDs of updn's root switches, one per line (empty: automatic)", false,
-     set_string<&SmConfig::root_guid_file>, get_string<&SmConfig::root_guid_file>},
-    {"lfts_file", "forwarding tables for the file engine (dump_lfts or opensm-lfts.dump)", false,
+    {"routing_engine", "routing engines to try in order, comma separated (minhop, updn, dnup, ftree, sssp, file), "
+     "then minhop unless no_fallback is listed (-R); a chain that does not build is logged and the old one kept",
+     true, set_routing, get_string<&SmConfig::routing_engine>},
+    {"root_guid_file", "file of updn's root switches, one node GUID per line (-a); empty: chosen automatically",
+     false, set_string<&SmConfig::root_guid_file>, get_string<&SmConfig::root_guid_file>},
+    {"lfts_file", "forwarding tables for the file engine: dump_lfts output or opensm-lfts.dump (-U)", false,
      set_string<&SmConfig::lfts_file>, get_string<&SmConfig::lfts_file>},
-    {"log_file", "log file (empty: standard error)", false, set_string<&SmConfig::log_file>,
-     get_string<&SmConfig::log_file>},
-    {"log_level", "0 error, 1 warn, 2 info, 3 debug, 4 trace", true, set_number<&SmConfig::log_level, 0, 4>,
-     get_number<&SmConfig::log_level>},
-    {"cache_dir", "folder for the guid2lid and switch-table caches", false, set_string<&SmConfig::cache_dir>,
-     get_string<&SmConfig::cache_dir>},
-    {"dump_files_dir", "write OpenSM-format dump files (subnet.lst, fdbs) here after each sweep", true,
-     set_string<&SmConfig::dump_files_dir>, get_string<&SmConfig::dump_files_dir>},
-    {"honor_guid2lid_file", "give ports the LIDs the guid2lid file records", false,
+    {"log_file", "log file, appended to (-f); empty: standard error. SIGUSR1 reopens it (logrotate)", false,
+     set_string<&SmConfig::log_file>, get_string<&SmConfig::log_file>},
+    {"log_level", "log verbosity: 0 error, 1 warn, 2 info, 3 debug, 4 trace", true,
+     set_number<&SmConfig::log_level, 0, 4>, get_number<&SmConfig::log_level>},
+    {"cache_dir", "folder for the guid2lid and switch-table caches, read at start and written after each sweep",
+     false, set_string<&SmConfig::cache_dir>, get_string<&SmConfig::cache_dir>},
+    {"dump_files_dir", "write OpenSM-format dump files (subnet.lst, fdbs, mcfdbs) here after each sweep; empty: "
+     "none", true, set_string<&SmConfig::dump_files_dir>, get_string<&SmConfig::dump_files_dir>},
+    {"honor_guid2lid_file", "give ports the LIDs the guid2lid cache records", false,
      set_bool<&SmConfig::honor_guid2lid_file>, get_bool<&SmConfig::honor_guid2lid_file>},
-    {"partition_config_file", "partitions (OpenSM's partitions.conf); absent at the default path: every port a full "
-     "member of the Default partition 0x7fff", true, set_string<&SmConfig::partition_config_file>,
+    {"partition_config_file", "partitions, OpenSM's partitions.conf (-P); absent at the default path: every port a "
+     "full member of the Default partition 0x7fff", true, set_string<&SmConfig::partition_config_file>,
      get_string<&SmConfig::partition_config_file>},
     {"part_enforce", "partition enforcement on switch ports facing CAs and routers: both, in, out or off", true,
      set_part_enforce, get_part_enforce},
@@ -209,10 +220,19 @@ Status read_config(std::istream& in, std::string_view source_name, SmConfig& con
   return {};
 }
 
+std::string config_key_doc(const ConfigKey& key) {
+  const std::string fallback = key.get(SmConfig{});
+  return fmt::format("# {}: {}\n# default: {}; {}\n", key.key, key.help, fallback.empty() ? "(null)" : fallback,
+                     key.hot_reload ? "SIGHUP applies it" : "needs a restart");
+}
+
 void write_config(const SmConfig& config, std::ostream& out) {
-  out << "# ibsm configuration (OpenSM key names where the meaning is the same)\n";
+  out << "# ibsm configuration: \"key value\" lines, OpenSM's key names where the meaning\n"
+         "# is the same. Written by `ibsm run -c FILE`; read with `ibsm run -F FILE`.\n"
+         "# SIGHUP re-reads it: keys marked \"SIGHUP applies it\" take effect, a changed\n"
+         "# key that needs a restart is logged and kept, a bad file changes nothing.\n";
   for (const auto& k : kKeys) {
-    out << "\n# " << k.help << (k.hot_reload ? " [reloads on SIGHUP]" : "") << "\n";
+    out << '\n' << config_key_doc(k);
     std::string v = k.get(config);
     out << k.key << ' ' << (v.empty() ? "(null)" : v) << '\n';
   }

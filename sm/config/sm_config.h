@@ -66,7 +66,9 @@ struct SmConfig {
 struct ConfigKey {
   std::string_view key;
   std::string_view help;
-  bool hot_reload;  // takes effect at SIGHUP without a restart
+  // Takes effect at SIGHUP without a restart. Otherwise a changed value is
+  // reported at SIGHUP and kept until the next start (config_reload.h).
+  bool hot_reload;
   // Parses `value` into `config`; returns an error message or empty.
   std::string (*set)(SmConfig& config, std::string_view value);
   // The current value as the file would spell it.
@@ -82,7 +84,11 @@ const ConfigKey* find_config_key(std::string_view key);
 Status read_config(std::istream& in, std::string_view source_name, SmConfig& config);
 // Sets one key from the command line (-l 2 is set_config_value("lmc", "2")).
 Status set_config_value(SmConfig& config, std::string_view key, std::string_view value);
-// Writes the effective configuration in the file format, with help comments.
+// The comment block that documents `key` in a written file: its meaning,
+// its default (the value in a default SmConfig) and whether SIGHUP applies it.
+std::string config_key_doc(const ConfigKey& key);
+// Writes the effective configuration in the file format, every key with its
+// documentation (the shipped conf/ibsm.conf is this of the defaults).
 void write_config(const SmConfig& config, std::ostream& out);
 
 }  // namespace ibsm

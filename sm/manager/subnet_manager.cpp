@@ -9,6 +9,7 @@
 #include "mad/wire/smp.h"
 #include "sa/client.h"
 #include "sa/snapshot.h"
+#include "sm/config/config_reload.h"
 #include "sm/manager/remote_sms.h"
 #include "sm/manager/requester.h"
 #include "sm/manager/sm_info_smp.h"
@@ -561,9 +562,7 @@ void SubnetManager::reconfigure(const SmConfig& config) {
   }
   // Only what may change at run time (the config table's hot-reload keys);
   // a routing chain that does not build leaves the old one.
-  SmConfig next = config_;
-  for (const ConfigKey& k : config_keys())
-    if (k.hot_reload) (void)k.set(next, k.get(config));
+  SmConfig next = apply_reloadable(config_, config);
   if (!route_ok) next.routing_engine = config_.routing_engine;
   config_ = next;
   agent_.set_priority(advertised_priority());

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # ibsm run's configuration from the command line's point of view: the config
-# it writes with -c reads back; a bad key or value names the file, the line and
-# the key and exits 2 before touching any fabric; bad flags are refused too,
-# as are an unknown routing engine, a directory for -F, and a long value is
-# quoted cut short.
+# it writes with -c reads back, and of the defaults is exactly the shipped
+# conf/ibsm.conf (/etc/ibsm/ibsm.conf in the package); a bad key or value
+# names the file, the line and the key and exits 2 before touching any
+# fabric; bad flags are refused too, as are an unknown routing engine and a
+# directory for -F, and a long value is quoted cut short.
 source "$(dirname "$0")/lib.sh"
 e2e_setup "$1"
 
@@ -12,6 +13,10 @@ grep -qE '^sm_priority 9$' written.conf || fail "-p 9 is not in the written conf
 grep -qE '^lmc 1$' written.conf || fail "-l 1 is not in the written config"
 "$IBSM" run -F written.conf -c again.conf || fail "the written config does not read back"
 diff -u written.conf again.conf || fail "the config changed on a round trip"
+
+"$IBSM" run -c defaults.conf || fail "ibsm run -c of the defaults failed"
+diff -u "$(dirname "$0")/../../conf/ibsm.conf" defaults.conf ||
+  fail "conf/ibsm.conf is not \`ibsm run -c\` of the defaults: regenerate it with build/bin/ibsm run -c conf/ibsm.conf"
 
 expect_error() {  # expect_error PATTERN ARGS...: exit 2 and PATTERN on stderr
   local pattern=$1; shift
