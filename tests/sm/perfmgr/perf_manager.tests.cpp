@@ -245,3 +245,22 @@ TEST_CASE("perfmgr_ignore_cas reads switch ports only", "[perfmgr]") {
   b.run_sweeps(1);
   CHECK(b.perf().ports().size() == 24);
 }
+
+TEST_CASE("perfmgr_rm_nodes forgets the ports of nodes that left the subnet", "[perfmgr]") {
+  for (bool rm : {true, false}) {
+    INFO("perfmgr_rm_nodes " << rm);
+    SmConfig c = perf_config();
+    c.perfmgr_rm_nodes = rm;
+    Bench b(c);
+    b.run_sweeps(1);
+    REQUIRE(b.perf().ports().size() == 28);
+    // S3 and H2 behind it leave: the trap 128 brings a heavy sweep without them.
+    REQUIRE(b.sim.set_link(b.at("S2", 2), false).ok());
+    const uint64_t heavy = b.sm->counters().heavy_sweeps;
+    for (int i = 0; i < 1000 && b.sm->counters().heavy_sweeps == heavy; ++i) b.run_for(10'000);
+    REQUIRE(b.sm->subnet()->fabric.node_count() == 4);
+    b.run_sweeps(b.perf().stats().sweeps + 1);
+    CHECK(b.perf().ports().size() == (rm ? 3u * 8 + 4 - 8 - 1 : 28u));
+    CHECK(b.perf().stats().unresponsive_ports == 0);
+  }
+}
