@@ -46,8 +46,29 @@ struct PerfManagerOptions {
   bool query_cpi = true;                  // perfmgr_query_cpi: ClassPortInfo first (extended counters?)
 };
 
-// The four data and packet counters, in wire::port_data_counters order.
+// Indices of PortPerf::errors, in wire::port_error_counters order.
+enum class PortError : uint8_t {
+  symbol_errors = 0,
+  link_error_recovery,
+  link_downed,
+  rcv_errors,
+  rcv_remote_physical_errors,
+  rcv_switch_relay_errors,
+  xmit_discards,
+  xmit_constraint_errors,
+  rcv_constraint_errors,
+  local_link_integrity_errors,
+  excessive_buffer_overrun_errors,
+  vl15_dropped,
+};
+static_assert(wire::port_error_counters[static_cast<size_t>(PortError::xmit_discards)].select ==
+              wire::counter_select::xmit_discards);
+static_assert(wire::port_error_counters[static_cast<size_t>(PortError::vl15_dropped)].select ==
+              wire::counter_select::vl15_dropped);
+
+// Indices of PortPerf::data, in wire::port_data_counters order.
 enum class PortData : uint8_t { xmit_data = 0, rcv_data, xmit_pkts, rcv_pkts };
+static_assert(wire::port_data_counters[static_cast<size_t>(PortData::rcv_pkts)].select == wire::counter_select::rcv_pkts);
 
 // One port as the performance manager knows it.
 struct PortPerf {
@@ -77,6 +98,8 @@ struct PortPerf {
   std::array<uint64_t, wire::port_error_counter_count> raw_errors{};
   std::array<uint64_t, wire::port_data_counter_count> raw_data{};
 
+  uint64_t total(PortError e) const { return errors[static_cast<size_t>(e)]; }
+  uint64_t total(PortData d) const { return data[static_cast<size_t>(d)]; }
   uint64_t error_total() const;
   uint64_t error_delta() const;
 };

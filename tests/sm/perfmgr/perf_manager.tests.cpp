@@ -149,14 +149,14 @@ TEST_CASE("a climbing error counter is reported once per climb", "[perfmgr]") {
   CHECK(r.port == 3);
   CHECK(r.deltas[0] == 5);   // SymbolErrorCounter
   CHECK(r.deltas[11] == 2);  // VL15Dropped
-  CHECK(b.entry("S2", 3).errors[0] == 5);
+  CHECK(b.entry("S2", 3).total(PortError::symbol_errors) == 5);
   CHECK(b.log.count("errors on node") == 1);
   CHECK(b.log.count("port 3 (lid 3): SymbolErrorCounter +5 (total 5), VL15Dropped +2 (total 2)") == 1);
 
   b.run_sweeps(3);
   CHECK(b.perf().error_ports().empty());
   CHECK(b.log.count("errors on node") == 1);
-  CHECK(b.entry("S2", 3).errors[0] == 5);
+  CHECK(b.entry("S2", 3).total(PortError::symbol_errors) == 5);
 
   REQUIRE(b.sim.add_port_errors(b.at("H2", 1), pc::rcv_errors, 1).ok());
   b.run_sweeps(4);
@@ -184,7 +184,7 @@ TEST_CASE("a counter near its maximum is cleared and its total keeps counting", 
     CHECK(b.sim.port_counters(b.at("S3", 1)).xmit_discards == 0);
     REQUIRE(b.sim.add_port_errors(b.at("S3", 1), pc::xmit_discards, 10000).ok());
     b.run_sweeps(3);
-    CHECK(b.entry("S3", 1).errors[6] == 70000);
+    CHECK(b.entry("S3", 1).total(PortError::xmit_discards) == 70000);
     CHECK(b.entry("S3", 1).error_deltas[6] == 10000);
     CHECK(b.entry("S3", 1).clears == 1);
   }
@@ -199,7 +199,7 @@ TEST_CASE("a counter near its maximum is cleared and its total keeps counting", 
     CHECK(b.entry("S2", 1).clears == 1);
     REQUIRE(b.sim.add_port_traffic(b.at("S2", 1), 0xF0000000ULL, 0, 0, 0).ok());
     b.run_sweeps(3);
-    CHECK(b.entry("S2", 1).data[0] == 2 * 0xF0000000ULL);  // past 32 bits
+    CHECK(b.entry("S2", 1).total(PortData::xmit_data) == 2 * 0xF0000000ULL);  // past 32 bits
     CHECK(b.sim.counters().pma_requests == 3 * 28 + 2);  // no ClassPortInfo; two clears
   }
   SECTION("the 64-bit extended data counters need no clear") {
@@ -209,7 +209,7 @@ TEST_CASE("a counter near its maximum is cleared and its total keeps counting", 
     b.run_sweeps(2);
     CHECK(b.entry("S2", 1).data[0] == 0x1F0000000ULL);
     CHECK(b.entry("S2", 1).data_deltas[0] == 0x1F0000000ULL);
-    CHECK(b.entry("S2", 1).data[3] == 4);
+    CHECK(b.entry("S2", 1).total(PortData::rcv_pkts) == 4);
     // PortCounters' own PortXmitData saturated; the totals do not read it, so it is left alone.
     CHECK(b.sim.port_counters(b.at("S2", 1)).xmit_data == 0xFFFFFFFFu);
     CHECK(b.entry("S2", 1).clears == 0);
