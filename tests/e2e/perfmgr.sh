@@ -48,11 +48,15 @@ ports=$(sed 's/.*pma sweep 1: \([0-9]*\) ports.*/\1/' <<<"$line")
 # Both switches' 8 ports each, and the 4 cabled CA ports.
 [[ $ports -eq 20 ]] || fail "the first pma sweep read $ports ports, expected 20"
 
-# Errors where nobody made them: three ports.
-ibsim_cmd 'PerformanceSet "Switch1"[3] PortCounters.SymbolErrorCounter=7'
-ibsim_cmd 'PerformanceSet "Switch1"[3] PortCounters.LinkDownedCounter=2'
-ibsim_cmd 'PerformanceSet "Hca2"[1] PortCounters.PortRcvErrors=3'
-ibsim_cmd 'PerformanceSet "Switch2"[5] PortCounters.VL15Dropped=4'
+# Errors where nobody made them: three ports, raised at once (one command
+# file: ibsim runs it between two MADs), so no PMA sweep sees half of them.
+cat >inject.cmd <<'EOF'
+PerformanceSet "Switch1"[3] PortCounters.SymbolErrorCounter=7
+PerformanceSet "Switch1"[3] PortCounters.LinkDownedCounter=2
+PerformanceSet "Hca2"[1] PortCounters.PortRcvErrors=3
+PerformanceSet "Switch2"[5] PortCounters.VL15Dropped=4
+EOF
+ibsim_cmd "!$PWD/inject.cmd"
 grep -q "has been set to 4" sim.out || fail "ibsim did not take PerformanceSet: $(tail -3 sim.out)"
 before=$(sweeps)
 wait_sweeps $((before + 2))
