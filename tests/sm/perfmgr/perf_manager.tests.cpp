@@ -119,6 +119,11 @@ TEST_CASE("pma sweeps start sweep_time_s apart and stay off by default", "[perfm
     CHECK(b.sm->subnet_up());
     CHECK(b.perf().stats().sweeps == 0);
     CHECK(b.sim.counters().pma_requests == 0);
+    // SIGHUP with perfmgr TRUE: sweeps from then on.
+    c.perfmgr = true;
+    b.sm->reconfigure(c);
+    b.run_sweeps(1);
+    CHECK(b.perf().ports().size() == 28);
   }
 }
 
