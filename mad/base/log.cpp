@@ -24,6 +24,7 @@ const char* subsystem_name(Subsystem s) {
     case Subsystem::sa: return "sa";
     case Subsystem::state: return "state";
     case Subsystem::tools: return "tools";
+    case Subsystem::perfmgr: return "perfmgr";
     case Subsystem::count_: break;
   }
   return "?";

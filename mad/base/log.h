@@ -14,7 +14,7 @@ enum class LogLevel : uint8_t { error = 0, warn = 1, info = 2, debug = 3, trace 
 const char* log_level_name(LogLevel l);
 
 // Subsystems can be switched on one by one (bit per subsystem).
-enum class Subsystem : uint8_t { core = 0, mad, sim, discovery, sweep, routing, sa, state, tools, count_ };
+enum class Subsystem : uint8_t { core = 0, mad, sim, discovery, sweep, routing, sa, state, tools, perfmgr, count_ };
 const char* subsystem_name(Subsystem s);
 
 class LogSink {

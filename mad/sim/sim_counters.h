@@ -37,7 +37,8 @@ struct SimCounters {
 
   uint64_t mads_in = 0;         // MADs clients handed to the fabric
   uint64_t sma_requests = 0;    // requests that reached an SMA (and were not dropped there)
-  uint64_t responses_sent = 0;  // responses the SMAs generated
+  uint64_t pma_requests = 0;    // PerfMgt requests a PMA answered (sim_pma.h)
+  uint64_t responses_sent = 0;  // responses the SMAs and PMAs generated
   uint64_t delivered = 0;       // MADs delivered to clients (responses, forwarded requests, traps)
   uint64_t traps_sent = 0;      // traps the SMAs generated (128, 144), delivered or not
   uint64_t send_timeouts = 0;   // requests handed back as timed out (report_send_timeouts)

@@ -1,5 +1,7 @@
 #include "mad/sim/sim_fabric.h"
 
+#include <algorithm>
+
 #include "mad/sim/sim_routing.h"
 #include "mad/sim/sim_travel.h"
 #include "mad/sim/sma.h"
@@ -88,7 +90,50 @@ void SimFabric::route_gmp(SimPort& from, Travel& t) {
       sim::route_lid(state_, from.node_, from.port_, t.original->address.lid.value, Traffic::data, false);
   if (!a.ok) return drop(a.reason, t);
   t.latency += a.hops * state_.options().hop_latency;
+  if (t.mgmt_class == wire::mgmt_class::perf_mgt && t.request) return answer_at_pma(a.node, a.port, t);
   if (!deliver(a.node, a.port, t, t.latency)) drop(DropReason::no_client, t);
+}
+
+// A PerfMgt request reached the PMA of `node` (IBA 16.1): answered there,
+// LID-routed back to the requester from the port it came in by (a switch's
+// port 0). Unresponsive nodes answer nothing, as their SMA.
+void SimFabric::answer_at_pma(uint32_t node, uint8_t in_port, Travel& t) {
+  if (faults_.unresponsive(node)) return drop(DropReason::unresponsive, t);
+  if (!wire::response_method(t.method)) return drop(DropReason::no_response_method, t);
+  ++counters_.pma_requests;
+  wire::MadBuffer response = wire::make_response(t.mad);
+  uint16_t status = wire::mad_status::bad_version;
+  if (t.mad[2] == wire::perf_class_version) {
+    auto request_data = std::span<const uint8_t>(t.mad).subspan(wire::perf_data_offset);
+    auto response_data = std::span<uint8_t>(response).subspan(wire::perf_data_offset);
+    std::fill(response_data.begin(), response_data.end(), uint8_t{0});
+    status = pma_.process(state_, node, t.method, t.attr_id, request_data, response_data);
+  }
+  wire::set_field(response, wire::mad_fields::status, status);
+  ++counters_.responses_sent;
+  t.mad = response;
+  t.method = t.mad[3];
+  t.latency += state_.options().sma_latency;
+  const sim::Arrival a = sim::route_lid(state_, node, in_port, t.slid, Traffic::data, false);
+  t.slid = state_.port(node, in_port).lid;
+  if (!a.ok) return drop(a.reason, t);
+  t.latency += a.hops * state_.options().hop_latency;
+  if (!deliver(a.node, a.port, t, t.latency)) drop(DropReason::no_client, t);
+}
+
+Status SimFabric::add_port_errors(PortRef port, const wire::Field& counter, uint64_t amount) {
+  if (port.node.value >= state_.node_count() || port.port > state_.node(port.node.value).num_ports)
+    return invalid_argument_error(fmt::format("add_port_errors: no port {} on node {}", port.port, port.node.value));
+  pma_.add(state_, port.node.value, port.port, counter, amount);
+  return {};
+}
+
+Status SimFabric::add_port_traffic(PortRef port, uint64_t xmit_words, uint64_t rcv_words, uint64_t xmit_pkts,
+                                   uint64_t rcv_pkts) {
+  if (port.node.value >= state_.node_count() || port.port > state_.node(port.node.value).num_ports)
+    return invalid_argument_error(fmt::format("add_port_traffic: no port {} on node {}", port.port, port.node.value));
+  pma_.add_traffic(state_, port.node.value, port.port, xmit_words, rcv_words, xmit_pkts, rcv_pkts);
+  return {};
 }
 
 // An SMP reached the SMI of `node` by `in_port`: responses and the SM's

@@ -22,6 +22,8 @@
 //  - several clients in one thread and one virtual time (SMs failing over):
 //    cooperative service of the others while one waits, freeze, kill
 //    (detach) and restart (attach again), see sim_port.h;
+//  - the PMA of every node (sim_pma.h): PortCounters and
+//    PortCountersExtended Get and Set, with counters tests raise;
 //  - fault injection: drop rates with a seeded PRNG, dropped attributes,
 //    unresponsive nodes;
 //  - counters of everything received, answered, delivered and dropped.
@@ -42,6 +44,7 @@
 #include "mad/sim/sim_counters.h"
 #include "mad/sim/sim_faults.h"
 #include "mad/sim/sim_options.h"
+#include "mad/sim/sim_pma.h"
 #include "mad/sim/sim_port.h"
 #include "mad/sim/sim_state.h"
 #include "sm/fabric/fabric.h"
@@ -92,6 +95,18 @@ class SimFabric {
   Status set_port_lid(PortRef port, Lid lid);
   void clear_faults() { faults_.clear(); }
 
+  // The PMA's counters (sim_pma.h). add_port_errors raises one counter of
+  // PortCounters (a wire::port_counters_fields field), saturating;
+  // add_port_traffic the data and packet counters (data in 4-octet words).
+  // Both fail for a port that does not exist.
+  Status add_port_errors(PortRef port, const wire::Field& counter, uint64_t amount);
+  Status add_port_traffic(PortRef port, uint64_t xmit_words, uint64_t rcv_words, uint64_t xmit_pkts,
+                          uint64_t rcv_pkts);
+  wire::PortCounters port_counters(PortRef port) const { return pma_.counters(state_, port.node.value, port.port); }
+  wire::PortCountersExtended port_counters_extended(PortRef port) const {
+    return pma_.extended(state_, port.node.value, port.port);
+  }
+
   const SimCounters& counters() const { return counters_; }
   void reset_counters() { counters_ = SimCounters{}; }
 
@@ -119,6 +134,7 @@ class SimFabric {
   void route_gmp(SimPort& from, Travel& t);
   void arrive_at_node(uint32_t node, uint8_t in_port, Travel& t);
   void answer_at_sma(uint32_t node, uint8_t in_port, Travel& t);
+  void answer_at_pma(uint32_t node, uint8_t in_port, Travel& t);
   bool deliver(uint32_t node, uint8_t port, Travel& t, Micros latency);
   void drop(DropReason reason, const Travel& t);
   // Traps (sim_traps.cpp): 128 from the switches that owe one, 144 from a
@@ -133,6 +149,7 @@ class SimFabric {
 
   sim::SimState state_;
   sim::SimFaults faults_;
+  sim::SimPma pma_;
   ManualClock clock_;
   LogSink& log_;
   SimCounters counters_;

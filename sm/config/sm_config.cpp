@@ -168,6 +168,21 @@ constexpr ConfigKey kKeys[] = {
      set_part_enforce, get_part_enforce},
     {"allow_both_pkeys", "a port may be a full and a limited member of one partition (member flag 'both')", true,
      set_bool<&SmConfig::allow_both_pkeys>, get_bool<&SmConfig::allow_both_pkeys>},
+    {"perfmgr", "run the performance manager: a periodic PMA PortCounters sweep of every port while master", true,
+     set_bool<&SmConfig::perfmgr>, get_bool<&SmConfig::perfmgr>},
+    {"perfmgr_sweep_time_s", "seconds from the start of one PMA sweep to the next", true,
+     set_number<&SmConfig::perfmgr_sweep_time_s, 1, 86400>, get_number<&SmConfig::perfmgr_sweep_time_s>},
+    {"perfmgr_max_outstanding_queries", "PMA queries in flight at once", true,
+     set_number<&SmConfig::perfmgr_max_outstanding_queries, 1, 65535>,
+     get_number<&SmConfig::perfmgr_max_outstanding_queries>},
+    {"perfmgr_ignore_cas", "read switch ports only, not CA ports", true, set_bool<&SmConfig::perfmgr_ignore_cas>,
+     get_bool<&SmConfig::perfmgr_ignore_cas>},
+    {"perfmgr_rm_nodes", "forget the counters of ports that left the subnet", true,
+     set_bool<&SmConfig::perfmgr_rm_nodes>, get_bool<&SmConfig::perfmgr_rm_nodes>},
+    {"perfmgr_log_errors", "log each port whose error counters climbed between two PMA sweeps", true,
+     set_bool<&SmConfig::perfmgr_log_errors>, get_bool<&SmConfig::perfmgr_log_errors>},
+    {"perfmgr_query_cpi", "ask each node's PMA ClassPortInfo first (PortCountersExtended supported?)", true,
+     set_bool<&SmConfig::perfmgr_query_cpi>, get_bool<&SmConfig::perfmgr_query_cpi>},
 };
 
 }  // namespace

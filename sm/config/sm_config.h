@@ -60,6 +60,14 @@ struct SmConfig {
   std::string partition_config_file = std::string(default_partition_config_file);
   PartEnforce part_enforce = PartEnforce::both;  // part_enforce
   bool allow_both_pkeys = false;                 // allow_both_pkeys
+  // The performance manager (sm/perfmgr): OpenSM's perfmgr keys and defaults.
+  bool perfmgr = false;                           // perfmgr: the periodic PMA sweep
+  uint32_t perfmgr_sweep_time_s = 180;            // perfmgr_sweep_time_s
+  uint32_t perfmgr_max_outstanding_queries = 500; // perfmgr_max_outstanding_queries
+  bool perfmgr_ignore_cas = false;                // perfmgr_ignore_cas
+  bool perfmgr_rm_nodes = true;                   // perfmgr_rm_nodes
+  bool perfmgr_log_errors = true;                 // perfmgr_log_errors
+  bool perfmgr_query_cpi = true;                  // perfmgr_query_cpi
 };
 
 // One row of the table.

@@ -30,6 +30,18 @@ DispatcherOptions dispatcher_options(const SmConfig& c) {
   return d;
 }
 
+PerfManagerOptions perf_options(const SmConfig& c) {
+  PerfManagerOptions o;
+  o.enabled = c.perfmgr;
+  o.sweep_time_s = c.perfmgr_sweep_time_s;
+  o.max_outstanding_queries = c.perfmgr_max_outstanding_queries;
+  o.ignore_cas = c.perfmgr_ignore_cas;
+  o.rm_nodes = c.perfmgr_rm_nodes;
+  o.log_errors = c.perfmgr_log_errors;
+  o.query_cpi = c.perfmgr_query_cpi;
+  return o;
+}
+
 sa::SaAgentOptions sa_options(const SmConfig& c) {
   sa::SaAgentOptions o;
   o.sm_key = c.sm_key;
@@ -64,6 +76,7 @@ SubnetManager::SubnetManager(Transport& port, const Clock& clock, const SmConfig
       agent_(dispatcher_, {port.local_port().port_guid, config.sm_key, config.sm_priority}, log),
       sa_([this](const MadPacket& p) { (void)dispatcher_.send_now(p); }, sa_options(config), log),
       mirror_([this](const MadPacket& p) { (void)dispatcher_.send_now(p); }, mirror_options(config), log),
+      perf_(dispatcher_, clock, log, perf_options(config)),
       sweep_state_(std::move(state)) {
   // Every SA-class MAD: the mirror's answers first, then the SA itself. The
   // SA answers whatever the SM is doing, from the last published snapshot.
@@ -172,6 +185,8 @@ void SubnetManager::poll(Micros now) {
     default:  // NOT ACTIVE: only a control packet moves it
       break;
   }
+  // The PMA sweep, between the SM's own work: what it submitted goes out now.
+  if (is_master() && !handover_to_ && perf_.poll(now, subnet_)) dispatcher_.poll();
 }
 
 void SubnetManager::serve_arrivals() {
@@ -204,6 +219,7 @@ Micros SubnetManager::next_deadline() const {
       } else if (config_.sweep_interval > 0) {
         soonest(next_light_);
       }
+      if (!handover_to_ && subnet_) soonest(perf_.next_deadline());
       break;
     case st::standby:
       if (!poll_in_flight_) soonest(next_poll_);
@@ -567,6 +583,7 @@ void SubnetManager::reconfigure(const SmConfig& config) {
   config_ = next;
   agent_.set_priority(advertised_priority());
   dispatcher_.set_options(dispatcher_options(config_));
+  perf_.set_options(perf_options(config_));
   heavy_due_ = true;
   log(log_, LogLevel::info, Subsystem::state, "configuration reloaded: priority {}, sweep interval {} s",
       config_.sm_priority, config_.sweep_interval);

@@ -37,6 +37,7 @@
 #include "sm/config/sm_config.h"
 #include "sm/manager/election.h"
 #include "sm/multicast/multicast_service.h"
+#include "sm/perfmgr/perf_manager.h"
 #include "sm/state/sm_agent.h"
 #include "sm/sweep/heavy_sweep.h"
 #include "sm/sweep/sweep_state.h"
@@ -113,6 +114,9 @@ class SubnetManager {
   MadDispatcher& dispatcher() { return dispatcher_; }
   const MadDispatcher& dispatcher() const { return dispatcher_; }
   const SmAgent& sm_agent() const { return agent_; }
+  // The performance manager (perfmgr): its PMA sweeps run while this SM is
+  // master, over subnet(); its table is what the metrics read.
+  const PerfManager& perf() const { return perf_; }
   sa::SaAgent& sa() { return sa_; }
   const sa::SaMirror& mirror() const { return mirror_; }
   // The advertised SMInfo (priority elevated when master and configured so).
@@ -187,6 +191,7 @@ class SubnetManager {
   SmAgent agent_;
   sa::SaAgent sa_;
   sa::SaMirror mirror_;
+  PerfManager perf_;
   SweepState sweep_state_;
 
   uint8_t state_ = wire::sm_state::discovering;

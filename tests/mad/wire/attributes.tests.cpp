@@ -19,7 +19,8 @@ using namespace ibsm::wire::testing;
       PKeyTable, SlToVlTable, VlArbitrationTable, Notice, MadHeader, RmppHeader, SaHeader, ClassPortInfo,         \
       InformInfo, NodeRecord, PortInfoRecord, SwitchInfoRecord, SmInfoRecord, LinkRecord,                         \
       LinearForwardingTableRecord, MulticastForwardingTableRecord, GuidInfoRecord, PKeyTableRecord,              \
-      SlToVlTableRecord, VlArbitrationTableRecord, PathRecord, McMemberRecord, ServiceRecord, InformInfoRecord
+      SlToVlTableRecord, VlArbitrationTableRecord, PathRecord, McMemberRecord, ServiceRecord, InformInfoRecord, \
+      PortCounters, PortCountersExtended
 
 TEMPLATE_TEST_CASE("field tables are ordered, disjoint and inside the struct", "[wire][table]", WIRE_STRUCTS) {
   constexpr auto table = field_table<TestType>();

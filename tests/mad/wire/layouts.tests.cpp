@@ -209,3 +209,69 @@ TEST_CASE("rmpp and sa header layout", "[wire][sa][rmpp]") {
   CHECK(mad[48] == 0x80);
   CHECK(mad[55] == 0x01);
 }
+
+TEST_CASE("portcounters layout", "[wire][perf]") {
+  PortCounters c;
+  c.port_select = 3;
+  c.counter_select = 0x1234;
+  c.symbol_errors = 0xA1A2;
+  c.link_error_recovery = 0xB1;
+  c.link_downed = 0xC1;
+  c.rcv_errors = 0xD1D2;
+  c.xmit_discards = 0xE1E2;
+  c.local_link_integrity_errors = 0x5;
+  c.excessive_buffer_overrun_errors = 0xA;
+  c.vl15_dropped = 0x0F0E;
+  c.xmit_data = 0x01020304;
+  c.rcv_pkts = 0x0A0B0C0D;
+  c.xmit_wait = 0xFFFFFFFE;
+  std::array<uint8_t, port_counters_size> d{};
+  encode(c, d);
+  CHECK(d[0] == 0);
+  CHECK(d[1] == 3);
+  CHECK(d[2] == 0x12);
+  CHECK(d[3] == 0x34);
+  CHECK(d[4] == 0xA1);
+  CHECK(d[5] == 0xA2);
+  CHECK(d[6] == 0xB1);
+  CHECK(d[7] == 0xC1);
+  CHECK(d[8] == 0xD1);
+  CHECK(d[14] == 0xE1);
+  CHECK(d[19] == 0x5A);  // LocalLinkIntegrityErrors in the high nibble
+  CHECK(d[22] == 0x0F);
+  CHECK(d[23] == 0x0E);
+  CHECK(d[24] == 0x01);
+  CHECK(d[27] == 0x04);
+  CHECK(d[36] == 0x0A);
+  CHECK(d[39] == 0x0D);
+  CHECK(d[43] == 0xFE);
+  auto back = decode_port_counters(d);
+  REQUIRE(back.ok());
+  CHECK(*back == c);
+}
+
+TEST_CASE("portcountersextended layout", "[wire][perf]") {
+  PortCountersExtended c;
+  c.port_select = 1;
+  c.xmit_data = 0x0102030405060708ULL;
+  c.multicast_rcv_pkts = 0x1112131415161718ULL;
+  std::array<uint8_t, port_counters_extended_size> d{};
+  encode(c, d);
+  CHECK(d[1] == 1);
+  CHECK(d[8] == 0x01);
+  CHECK(d[15] == 0x08);
+  CHECK(d[64] == 0x11);
+  CHECK(d[71] == 0x18);
+  CHECK(!decode_port_counters_extended(std::span(d).first(71)).ok());
+}
+
+TEST_CASE("a perfmgt request is a class 4 version 1 gmp with data at byte 64", "[wire][perf]") {
+  const MadBuffer m = build_perf_mad(method::set, perf_attr::port_counters, 0);
+  CHECK(m[0] == mad_base_version);
+  CHECK(m[1] == mgmt_class::perf_mgt);
+  CHECK(m[2] == 1);
+  CHECK(m[3] == method::set);
+  CHECK(m[16] == 0x00);
+  CHECK(m[17] == 0x12);
+  CHECK(perf_data(m).size() == mad_size - 64);
+}

@@ -25,6 +25,7 @@
 #include <catch2/catch.hpp>
 
 #include "mad/wire/node_description.h"
+#include "mad/wire/perf_counters.h"
 #include "mad/wire/smp.h"
 #include "wire_codecs.h"
 #include "wire_random.h"
@@ -471,12 +472,56 @@ std::vector<Mapping> class_port_info_map() {
   };
 }
 
+// PerfMgt attributes: libibmad's offsets are relative to the PerfMgt data (IB_PC_DATA_OFFS).
+std::vector<Mapping> port_counters_map() {
+  namespace f = port_counters_fields;
+  return {
+      {f::port_select, IB_PC_PORT_SELECT_F},
+      {f::counter_select, IB_PC_COUNTER_SELECT_F},
+      {f::symbol_errors, IB_PC_ERR_SYM_F},
+      {f::link_error_recovery, IB_PC_LINK_RECOVERS_F},
+      {f::link_downed, IB_PC_LINK_DOWNED_F},
+      {f::rcv_errors, IB_PC_ERR_RCV_F},
+      {f::rcv_remote_physical_errors, IB_PC_ERR_PHYSRCV_F},
+      {f::rcv_switch_relay_errors, IB_PC_ERR_SWITCH_REL_F},
+      {f::xmit_discards, IB_PC_XMT_DISCARDS_F},
+      {f::xmit_constraint_errors, IB_PC_ERR_XMTCONSTR_F},
+      {f::rcv_constraint_errors, IB_PC_ERR_RCVCONSTR_F},
+      {f::counter_select2, IB_PC_COUNTER_SELECT2_F},
+      {f::local_link_integrity_errors, IB_PC_ERR_LOCALINTEG_F},
+      {f::excessive_buffer_overrun_errors, IB_PC_ERR_EXCESS_OVR_F},
+      {f::vl15_dropped, IB_PC_VL15_DROPPED_F},
+      {f::xmit_data, IB_PC_XMT_BYTES_F},
+      {f::rcv_data, IB_PC_RCV_BYTES_F},
+      {f::xmit_pkts, IB_PC_XMT_PKTS_F},
+      {f::rcv_pkts, IB_PC_RCV_PKTS_F},
+      {f::xmit_wait, IB_PC_XMT_WAIT_F},
+  };
+}
+
+std::vector<Mapping> port_counters_extended_map() {
+  namespace f = port_counters_extended_fields;
+  return {
+      {f::port_select, IB_PC_EXT_PORT_SELECT_F},
+      {f::counter_select, IB_PC_EXT_COUNTER_SELECT_F},
+      {f::xmit_data, IB_PC_EXT_XMT_BYTES_F},
+      {f::rcv_data, IB_PC_EXT_RCV_BYTES_F},
+      {f::xmit_pkts, IB_PC_EXT_XMT_PKTS_F},
+      {f::rcv_pkts, IB_PC_EXT_RCV_PKTS_F},
+      {f::unicast_xmit_pkts, IB_PC_EXT_XMT_UPKTS_F},
+      {f::unicast_rcv_pkts, IB_PC_EXT_RCV_UPKTS_F},
+      {f::multicast_xmit_pkts, IB_PC_EXT_XMT_MPKTS_F},
+      {f::multicast_rcv_pkts, IB_PC_EXT_RCV_MPKTS_F},
+  };
+}
+
 std::vector<std::vector<Mapping>> all_maps() {
   return {header_map(), smp_map(),       node_info_map(),      port_info_map(),     switch_info_map(),
           sm_info_map(), guid_info_map(), guid_info_legacy_map(), notice_map(),     notice_details_map(),
           rmpp_map(),    rmpp_meanings_map(), sa_header_map(),  sa_data_map(),      table_map(),
           path_record_map(), multi_path_record_map(), multi_path_gid_map(), mc_member_record_map(),
-          service_record_map(), service_data_map(), guid_info_record_map(), class_port_info_map()};
+          service_record_map(), service_data_map(), guid_info_record_map(), class_port_info_map(),
+          port_counters_map(), port_counters_extended_map()};
 }
 
 }  // namespace
@@ -849,6 +894,8 @@ TEST_CASE("every libibmad field of the implemented families is paired", "[wire][
       {IB_SA_MP_NPATH_F, next(IB_SA_SR_DATA_F)},  // MultiPath, Path, MCMember, Service records
       {IB_CPI_BASEVER_F, next(IB_CPI_TRAP_QKEY_F)},
       {IB_SA_GIR_LID_F, next(IB_SA_GIR_GUID7_F)},
+      {IB_PC_FIRST_F, IB_PC_LAST_F},
+      {IB_PC_EXT_FIRST_F, IB_PC_EXT_LAST_F},
   };
   size_t checked = 0;
   for (auto [first, last] : ranges) {
@@ -959,6 +1006,25 @@ TEST_CASE("classportinfo fields match libibmad and libibumad", "[wire][libibmad]
   CHECK(f::trap_gid.byte_offset() == offsetof(umad_class_port_info, trapgid));
   CHECK(f::trap_hop_limit.byte_offset() == offsetof(umad_class_port_info, trap_hl_qp));
   CHECK(f::trap_q_key.byte_offset() == offsetof(umad_class_port_info, trap_qkey));
+}
+
+TEST_CASE("portcounters fields match libibmad", "[wire][libibmad][perf]") {
+  const auto map = port_counters_map();
+  check_pairs(map, port_counters_size);
+  check_struct<PortCounters>(map, {}, port_counters_size);
+}
+
+TEST_CASE("portcountersextended fields match libibmad", "[wire][libibmad][perf]") {
+  const auto map = port_counters_extended_map();
+  check_pairs(map, port_counters_extended_size);
+  check_struct<PortCountersExtended>(map, {}, port_counters_extended_size);
+}
+
+TEST_CASE("perfmgt constants match libibmad's", "[wire][libibmad][perf]") {
+  CHECK(perf_data_offset == IB_PC_DATA_OFFS);
+  CHECK(perf_attr::class_port_info == CLASS_PORT_INFO);
+  CHECK(perf_attr::port_counters == IB_GSI_PORT_COUNTERS);
+  CHECK(perf_attr::port_counters_extended == IB_GSI_PORT_COUNTERS_EXT);
 }
 
 TEST_CASE("sa constants match libibumad's", "[wire][libibmad][sa][constants]") {

@@ -13,6 +13,7 @@
 #include "mad/wire/node_info.h"
 #include "mad/wire/notice.h"
 #include "mad/wire/p_key_table.h"
+#include "mad/wire/perf_counters.h"
 #include "mad/wire/port_info.h"
 #include "mad/wire/rmpp.h"
 #include "mad/wire/sa_records.h"
@@ -53,6 +54,8 @@ IBSM_WIRE_CODEC(RmppHeader, 24, rmpp_header_end, decode_rmpp_header);
 IBSM_WIRE_CODEC(SaHeader, rmpp_header_end, sa_data_offset, decode_sa_header);
 
 IBSM_WIRE_CODEC(ClassPortInfo, 0, class_port_info_size, decode_class_port_info);
+IBSM_WIRE_CODEC(PortCounters, 0, port_counters_size, decode_port_counters);
+IBSM_WIRE_CODEC(PortCountersExtended, 0, port_counters_extended_size, decode_port_counters_extended);
 IBSM_WIRE_CODEC(InformInfo, 0, inform_info_size, decode_inform_info);
 IBSM_WIRE_CODEC(NodeRecord, 0, sa_record_size::node, decode_node_record);
 IBSM_WIRE_CODEC(PortInfoRecord, 0, sa_record_size::port_info, decode_port_info_record);

@@ -97,3 +97,39 @@ TEST_CASE("partition keys: OpenSM's names and defaults, part_enforce's four word
   CHECK(out.str().find("\npart_enforce off\n") != std::string::npos);
   CHECK(out.str().find("\nallow_both_pkeys TRUE\n") != std::string::npos);
 }
+
+TEST_CASE("perfmgr keys: OpenSM's names and defaults, reloadable", "[config][perfmgr]") {
+  SmConfig c;
+  CHECK_FALSE(c.perfmgr);
+  CHECK(c.perfmgr_sweep_time_s == 180);
+  CHECK(c.perfmgr_max_outstanding_queries == 500);
+  CHECK_FALSE(c.perfmgr_ignore_cas);
+  CHECK(c.perfmgr_rm_nodes);
+  CHECK(c.perfmgr_log_errors);
+  CHECK(c.perfmgr_query_cpi);
+  std::istringstream in(
+      "perfmgr TRUE\n"
+      "perfmgr_sweep_time_s 5\n"
+      "perfmgr_max_outstanding_queries 8\n"
+      "perfmgr_ignore_cas TRUE\n"
+      "perfmgr_rm_nodes FALSE\n"
+      "perfmgr_log_errors FALSE\n"
+      "perfmgr_query_cpi FALSE\n");
+  REQUIRE(read_config(in, "opensm.conf", c).ok());
+  CHECK(c.perfmgr);
+  CHECK(c.perfmgr_sweep_time_s == 5);
+  CHECK(c.perfmgr_max_outstanding_queries == 8);
+  CHECK(c.perfmgr_ignore_cas);
+  CHECK_FALSE(c.perfmgr_rm_nodes);
+  CHECK_FALSE(c.perfmgr_log_errors);
+  CHECK_FALSE(c.perfmgr_query_cpi);
+  CHECK_FALSE(set_config_value(c, "perfmgr_sweep_time_s", "0").ok());
+  CHECK_FALSE(set_config_value(c, "perfmgr_max_outstanding_queries", "0").ok());
+  for (const char* key : {"perfmgr", "perfmgr_sweep_time_s", "perfmgr_max_outstanding_queries", "perfmgr_ignore_cas",
+                          "perfmgr_rm_nodes", "perfmgr_log_errors", "perfmgr_query_cpi"}) {
+    INFO(key);
+    const ConfigKey* k = find_config_key(key);
+    REQUIRE(k != nullptr);
+    CHECK(k->hot_reload);
+  }
+}
