@@ -58,7 +58,7 @@ ManagerStatus manager_status(const SubnetManager& sm, Lid own_lid, Micros now) {
   s.advertised_priority = info.priority;
   s.port_guid = info.guid;
   s.act_count = info.act_count;
-  s.lid = own_lid;
+  s.lid = sm.own_lid().value != 0 ? sm.own_lid() : own_lid;
   if (sm.master()) s.master = peer(*sm.master());
   for (const RemoteSm& r : sm.other_sms()) s.other_sms.push_back(peer(r));
   s.last_sweep = sm.last_sweep_record();

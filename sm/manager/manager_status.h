@@ -50,8 +50,8 @@ struct ManagerStatus {
   Micros taken_at = 0;  // the manager's clock when this copy was taken
 };
 
-// `own_lid`: the local port's LID as the edge reads it (the manager has no
-// LID of its own before it has configured or followed a subnet).
+// `own_lid`: the local port's LID as the edge reads it, for when the
+// manager knows none yet (SubnetManager::own_lid).
 ManagerStatus manager_status(const SubnetManager& sm, Lid own_lid, Micros now);
 
 // Ages are said relative to `now` (the same clock as the manager's).

@@ -593,6 +593,14 @@ Status SubnetManager::leave_not_active(const char* why) {
   return {};
 }
 
+Lid SubnetManager::own_lid() const {
+  if (is_master() && subnet_) return subnet_->sm_lid;
+  if (!latest_discovery_) return Lid{};
+  const DiscoveryResult& d = *latest_discovery_;
+  if (d.local_node.value >= d.port_info.size() || d.local_port >= d.port_info[d.local_node.value].size()) return Lid{};
+  return d.port_info[d.local_node.value][d.local_port].lid;
+}
+
 Status SubnetManager::disable() { return go_not_active("disabled by the operator"); }
 Status SubnetManager::enable() { return leave_not_active("enabled by the operator"); }
 

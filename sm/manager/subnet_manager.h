@@ -127,6 +127,9 @@ class SubnetManager {
   // Whether this SM yielded the mastership by request_handover().
   bool yielded() const { return yielded_; }
   const SweepRecord& last_sweep_record() const { return last_record_; }
+  // This SM's port LID as the subnet knows it: the one it gave itself as
+  // master, else the one its latest discovery read (0: none yet).
+  Lid own_lid() const;
   const SmConfig& config() const { return config_; }
   // The partitions file as read (null: none, OpenSM's Default partition),
   // from the next heavy sweep on. The edge reads the file, at start and at
