@@ -22,6 +22,8 @@
 #include "sm/manager/subnet_manager.h"
 #include "tools/args.h"
 #include "tools/command.h"
+#include "tools/daemon_control.h"
+#include "tools/os/control_socket.h"
 #include "tools/os/engine_files.h"
 #include "tools/os/file_log.h"
 #include "tools/os/files.h"
@@ -203,9 +205,7 @@ void after_sweep(const SweepReport& report, Micros elapsed, const SubnetManager&
   Status saved = save_sm_cache(config.cache_dir, sm.sweep_state());
   if (!saved.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", saved.message());
   if (!config.dump_files_dir.empty()) {
-    // The MFTs, when the multicast step programmed this very snapshot.
-    const MulticastTables* mcast = sm.multicast().subnet() == report.subnet ? sm.multicast().tables().get() : nullptr;
-    Status dumped = write_sm_dumps(config.dump_files_dir, report, mcast);
+    Status dumped = write_sm_dumps(config.dump_files_dir, sm);
     if (!dumped.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", dumped.message());
   }
   if (print) print_summary(report, elapsed);
@@ -235,13 +235,14 @@ int once_result(const SubnetManager& sm) {
 // virtual time. Returns when `until` says so or a signal stops it.
 template <typename Until>
 void run_loop(SubnetManager& sm, Transport& port, const Clock& clock, Until until,
-              const std::function<void()>& on_hup) {
+              const std::function<void()>& on_hup, const std::function<void()>& between_polls = {}) {
   while (!g_stop) {
     if (g_resweep) {
       g_resweep = 0;
       on_hup();
     }
     sm.poll(clock.now());
+    if (between_polls) between_polls();
     if (until()) return;
     const Micros wait = sm.next_deadline() - clock.now();
     port.wait(std::clamp<Micros>(wait, 0, 1'000'000));
@@ -415,7 +416,26 @@ int cmd_run(int argc, char** argv) {
     run_loop(m, **transport, clock, [&] { return once_done(m); }, [&] { on_hup(m); });
     return once_result(m);
   }
-  run_loop(m, **transport, clock, [] { return false; }, [&] { on_hup(m); });
+  // The control socket (ibsm ctl): its own I/O thread; the commands run here, between polls.
+  std::unique_ptr<DaemonControl> control;
+  std::unique_ptr<ControlServer> control_server;
+  if (!config.control_socket.empty()) {
+    control = std::make_unique<DaemonControl>(m, clock, log, log, [&] { return (*transport)->local_port().lid; },
+                                              config.dump_files_dir);
+    control->publish(true);
+    auto started = ControlServer::start({config.control_socket, config.control_group, std::chrono::milliseconds(5000), 16},
+                                        [c = control.get()](const ControlWords& w) { return c->immediate(w); });
+    if (!started.ok()) {
+      std::fprintf(stderr, "ibsm run: %s\n", started.status().message().c_str());
+      return 1;
+    }
+    control_server = std::move(*started);
+    (*transport)->set_wake_fd(control_server->wake_fd());
+    ibsm::log(log, LogLevel::info, Subsystem::tools, "control socket {}", config.control_socket);
+  }
+  run_loop(m, **transport, clock, [] { return false; }, [&] { on_hup(m); }, [&] {
+    if (control_server) control->serve(*control_server);
+  });
   ibsm::log(log, LogLevel::info, Subsystem::tools, "stopping on signal");
   return 0;
 }
