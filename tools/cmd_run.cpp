@@ -45,6 +45,8 @@ constexpr const char* kUsage =
     "by priority (then the lower port GUID), or goes STANDBY, polls the master and\n"
     "mirrors its SA, and takes over when the master stops answering. SIGHUP reloads\n"
     "the config and partitions files and forces a heavy sweep, SIGTERM stops it.\n"
+    "`ibsm ctl` controls it through the Unix socket control_socket (root and\n"
+    "control_group only).\n"
     "\n"
     "options (OpenSM's flags where they apply; the config keys in brackets):\n"
     "  -o, --once               configure once and exit: 0 on SUBNET UP, 1 otherwise\n"
@@ -70,6 +72,7 @@ constexpr const char* kUsage =
     "      --maxsmps N          SMPs in flight at once [max_wire_smps]\n"
     "      --cache-dir DIR      guid2lid and switch-table caches [cache_dir]\n"
     "      --dump-dir DIR       write OpenSM-format dumps after each sweep [dump_files_dir]\n"
+    "      --control-socket P   the Unix socket ibsm ctl talks to, empty: none [control_socket]\n"
     "      --sim NETFILE        run on an in-process simulated fabric, in virtual time\n"
     "      --sim-time S         with --sim and no -o: run the daemon S virtual seconds\n"
     "                           (default 60), printing its state changes\n"
@@ -124,6 +127,7 @@ constexpr FlagKey kFlagKeys[] = {
     {"--maxsmps", "", "max_wire_smps", true},
     {"--cache-dir", "", "cache_dir", true},
     {"--dump-dir", "", "dump_files_dir", true},
+    {"--control-socket", "", "control_socket", true},
 };
 
 LogLevel level_of(uint32_t n) { return static_cast<LogLevel>(n > 4 ? 4 : n); }
@@ -425,13 +429,15 @@ int cmd_run(int argc, char** argv) {
     control->publish(true);
     auto started = ControlServer::start({config.control_socket, config.control_group, std::chrono::milliseconds(5000), 16},
                                         [c = control.get()](const ControlWords& w) { return c->immediate(w); });
-    if (!started.ok()) {
-      std::fprintf(stderr, "ibsm run: %s\n", started.status().message().c_str());
-      return 1;
+    if (started.ok()) {
+      control_server = std::move(*started);
+      (*transport)->set_wake_fd(control_server->wake_fd());
+      ibsm::log(log, LogLevel::info, Subsystem::tools, "control socket {}", config.control_socket);
+    } else {
+      // The SM's job does not depend on it: it runs on, and says so.
+      ibsm::log(log, LogLevel::error, Subsystem::tools, "running without a control socket: {}",
+                started.status().message());
     }
-    control_server = std::move(*started);
-    (*transport)->set_wake_fd(control_server->wake_fd());
-    ibsm::log(log, LogLevel::info, Subsystem::tools, "control socket {}", config.control_socket);
   }
   run_loop(m, **transport, clock, [] { return false; }, [&] { on_hup(m); }, [&] {
     if (control_server) control->serve(*control_server);

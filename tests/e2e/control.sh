@@ -21,19 +21,18 @@ e2e_setup "$1"
 fabric_start --topo leaf-spine --leaves 2 --spines 1 --hosts 2  # host-0 .. host-3
 # Reachable by the unprivileged clients: the scratch folder is 0700.
 chmod 711 "$E2E_DIR"
-mkdir -m 755 sock
 group=ibsmctl$$
 groupadd "$group" || fail "groupadd $group"
 gid=$(getent group "$group" | cut -d: -f3)
 cleanup_group() { groupdel "$group" 2>/dev/null || true; }
-A_SOCK=$E2E_DIR/sock/A.sock
-B_SOCK=$E2E_DIR/sock/B.sock
+A_SOCK=$E2E_DIR/A/ctl.sock  # where sm_start puts them
+B_SOCK=$E2E_DIR/B/ctl.sock
 ctl() { "$IBSM" ctl --timeout 20 "$@"; }
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 must_log() { wait_log "$@" || fail "$1 did not log '$2' within $3 s: $(tail -3 "$(sm_log "$1")")"; }
 json() { python3 -c "import json, sys; d = json.load(sys.stdin); print($1)"; }
 
-sm_start A ibsm host-0 10 -F "$(sm_conf A control_socket "$A_SOCK" control_group "$group" sweep_interval 0)"
+sm_start A ibsm host-0 10 -F "$(sm_conf A control_group "$group" sweep_interval 0)"
 trap 'rc=$?; sm_stop_all; cleanup_group; set +e; (exit $rc); e2e_cleanup' EXIT
 must_log A "SUBNET UP" 60
 for _ in $(seq 1 50); do [[ -S $A_SOCK ]] && break; sleep 0.1; done
@@ -85,7 +84,7 @@ rc=0; ctl --socket "$A_SOCK" loglevel loud 2> /dev/null || rc=$?
 [[ $rc -eq 2 ]] || fail "a bad level exits $rc, not 2"
 rc=0; ctl --socket "$A_SOCK" bogus 2> /dev/null || rc=$?
 [[ $rc -eq 2 ]] || fail "an unknown command exits $rc, not 2"
-rc=0; ctl --socket "$E2E_DIR/sock/none.sock" status 2> none.err || rc=$?
+rc=0; ctl --socket "$E2E_DIR/none.sock" status 2> none.err || rc=$?
 [[ $rc -eq 1 ]] && grep -q "no ibsm daemon at" none.err || fail "no daemon: rc $rc, $(cat none.err)"
 
 # --- 2. Who may.
@@ -134,7 +133,7 @@ must_log A "disconnected before its request was complete" 5
 echo "an oversized request, a silent client and a vanished one leave saquery and ctl served"
 
 # --- 4. Handover and disable.
-sm_start B ibsm host-1 5 -F "$(sm_conf B control_socket "$B_SOCK" sweep_interval 0)"
+sm_start B ibsm host-1 5 -F "$(sm_conf B sweep_interval 0)"
 must_log B "Entering STANDBY state" 60
 ups=$(grep -c "SUBNET UP" "$log")
 ctl --socket "$A_SOCK" resweep --heavy > /dev/null || fail "resweep --heavy before the handover"
