@@ -24,6 +24,8 @@
 #include "sm/manager/subnet_manager.h"
 #include "tools/args.h"
 #include "tools/command.h"
+#include "tools/daemon_control.h"
+#include "tools/os/control_socket.h"
 #include "tools/os/engine_files.h"
 #include "tools/os/file_log.h"
 #include "tools/os/files.h"
@@ -47,6 +49,8 @@ constexpr const char* kUsage =
     "mirrors its SA, and takes over when the master stops answering. SIGHUP reloads\n"
     "the config and partitions files (keys that need a restart are reported and\n"
     "kept) and forces a heavy sweep, SIGUSR1 reopens the log file, SIGTERM stops it.\n"
+    "`ibsm ctl` controls it through the Unix socket control_socket (root and\n"
+    "control_group only).\n"
     "\n"
     "options (OpenSM's flags where they apply; the config keys in brackets):\n"
     "  -o, --once               configure once and exit: 0 on SUBNET UP, 1 otherwise\n"
@@ -72,6 +76,7 @@ constexpr const char* kUsage =
     "      --maxsmps N          SMPs in flight at once [max_wire_smps]\n"
     "      --cache-dir DIR      guid2lid and switch-table caches [cache_dir]\n"
     "      --dump-dir DIR       write OpenSM-format dumps after each sweep [dump_files_dir]\n"
+    "      --control-socket P   the Unix socket ibsm ctl talks to, empty: none [control_socket]\n"
     "      --sim NETFILE        run on an in-process simulated fabric, in virtual time\n"
     "      --sim-time S         with --sim and no -o: run the daemon S virtual seconds\n"
     "                           (default 60), printing its state changes\n"
@@ -130,6 +135,7 @@ constexpr FlagKey kFlagKeys[] = {
     {"--maxsmps", "", "max_wire_smps", true},
     {"--cache-dir", "", "cache_dir", true},
     {"--dump-dir", "", "dump_files_dir", true},
+    {"--control-socket", "", "control_socket", true},
 };
 
 LogLevel level_of(uint32_t n) { return static_cast<LogLevel>(n > 4 ? 4 : n); }
@@ -211,9 +217,7 @@ void after_sweep(const SweepReport& report, Micros elapsed, const SubnetManager&
   Status saved = save_sm_cache(config.cache_dir, sm.sweep_state());
   if (!saved.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", saved.message());
   if (!config.dump_files_dir.empty()) {
-    // The MFTs, when the multicast step programmed this very snapshot.
-    const MulticastTables* mcast = sm.multicast().subnet() == report.subnet ? sm.multicast().tables().get() : nullptr;
-    Status dumped = write_sm_dumps(config.dump_files_dir, report, mcast);
+    Status dumped = write_sm_dumps(config.dump_files_dir, sm);
     if (!dumped.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", dumped.message());
   }
   if (print) print_summary(report, elapsed);
@@ -485,7 +489,30 @@ int cmd_run(int argc, char** argv) {
       ibsm::log(log, LogLevel::info, Subsystem::tools, "ready: {}", status_line(m));
     }
   };
-  run_loop(m, **transport, clock, [] { return false; }, {[&] { on_hup(m); }, on_reopen_log, tell_systemd});
+  // The control socket (ibsm ctl): its own I/O thread; the commands run here, between polls.
+  std::unique_ptr<DaemonControl> control;
+  std::unique_ptr<ControlServer> control_server;
+  if (!config.control_socket.empty()) {
+    control = std::make_unique<DaemonControl>(m, clock, log, log, [&] { return (*transport)->local_port().lid; },
+                                              config.dump_files_dir);
+    control->publish(true);
+    auto started = ControlServer::start({config.control_socket, config.control_group, std::chrono::milliseconds(5000), 16},
+                                        [c = control.get()](const ControlWords& w) { return c->immediate(w); });
+    if (started.ok()) {
+      control_server = std::move(*started);
+      (*transport)->set_wake_fd(control_server->wake_fd());
+      ibsm::log(log, LogLevel::info, Subsystem::tools, "control socket {}", config.control_socket);
+    } else {
+      // The SM's job does not depend on it: it runs on, and says so.
+      ibsm::log(log, LogLevel::error, Subsystem::tools, "running without a control socket: {}",
+                started.status().message());
+    }
+  }
+  auto after_poll = [&] {
+    tell_systemd();
+    if (control_server) control->serve(*control_server);
+  };
+  run_loop(m, **transport, clock, [] { return false; }, {[&] { on_hup(m); }, on_reopen_log, after_poll});
   systemd.stopping();
   ibsm::log(log, LogLevel::info, Subsystem::tools, "stopping on signal");
   return 0;

@@ -17,5 +17,6 @@ int cmd_topo(int argc, char** argv);
 int cmd_check(int argc, char** argv);
 int cmd_route(int argc, char** argv);
 int cmd_query(int argc, char** argv);
+int cmd_ctl(int argc, char** argv);
 
 }  // namespace ibsm::tools

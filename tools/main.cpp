@@ -16,6 +16,7 @@ constexpr Command kCommands[] = {
     {"check", "trace every pair through forwarding tables read from a dump", ibsm::tools::cmd_check},
     {"query", "ask the subnet administrator (SA) for records, services, subscriptions", ibsm::tools::cmd_query},
     {"topo", "write a generated fabric as a topology file (netfile)", ibsm::tools::cmd_topo},
+    {"ctl", "control the running daemon through its control socket", ibsm::tools::cmd_ctl},
 };
 
 void usage(FILE* out) {

@@ -35,6 +35,13 @@ Status write_sm_dumps(const std::string& dir, const SweepReport& report, const M
                              [&](std::ostream& out) { write_opensm_lfts_dump(f, lfts, out); });
 }
 
+Status write_sm_dumps(const std::string& dir, const SubnetManager& sm) {
+  const SweepReport* report = sm.last_sweep();
+  if (!report) return failed_precondition_error("no sweep has configured the subnet yet");
+  const MulticastTables* mcast = sm.multicast().subnet() == report->subnet ? sm.multicast().tables().get() : nullptr;
+  return write_sm_dumps(dir, *report, mcast);
+}
+
 Status write_mcfdbs_dump(const std::string& dir, const Fabric& fabric, const MulticastTables& multicast) {
   return write_stream_output((std::filesystem::path(dir) / "opensm.mcfdbs").string(),
                              [&](std::ostream& out) { write_opensm_mcfdbs(fabric, multicast, out); });

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstring>
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <infiniband/umad.h>
@@ -161,7 +162,13 @@ std::optional<MadPacket> UmadTransport::receive() {
 
 void UmadTransport::wait(Micros max_wait) {
   int ms = max_wait <= 0 ? 0 : static_cast<int>((max_wait + 999) / 1000);
-  umad_poll(port_id_, ms);
+  if (wake_fd_ < 0) {
+    umad_poll(port_id_, ms);
+    return;
+  }
+  // What umad_poll does, with the wake descriptor beside the port's.
+  pollfd fds[2] = {{umad_get_fd(port_id_), POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+  (void)::poll(fds, 2, ms);
 }
 
 LocalPortInfo UmadTransport::local_port() const {

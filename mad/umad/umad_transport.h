@@ -50,6 +50,10 @@ class UmadTransport final : public Transport {
   LocalPortInfo local_port() const override;
 
   const std::string& ca_name() const { return ca_name_; }
+  // Another descriptor whose readability ends wait() early (the daemon's
+  // control socket: a request waits for the main loop); -1: none. The
+  // caller drains it.
+  void set_wake_fd(int fd) { wake_fd_ = fd; }
 
  private:
   UmadTransport() = default;
@@ -61,6 +65,7 @@ class UmadTransport final : public Transport {
   int port_num_ = 0;
   int port_id_ = -1;
   int issm_fd_ = -1;
+  int wake_fd_ = -1;
   std::array<int, 256> agents_{};  // by management class; -1 none
   std::vector<uint8_t> buffer_;    // one ib_user_mad and its 256-byte MAD
 };

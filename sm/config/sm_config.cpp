@@ -159,6 +159,11 @@ constexpr ConfigKey kKeys[] = {
      false, set_string<&SmConfig::cache_dir>, get_string<&SmConfig::cache_dir>},
     {"dump_files_dir", "write OpenSM-format dump files (subnet.lst, fdbs, mcfdbs) here after each sweep; empty: "
      "none", true, set_string<&SmConfig::dump_files_dir>, get_string<&SmConfig::dump_files_dir>},
+    {"control_socket", "the Unix socket ibsm ctl talks to (status, resweep, reroute, loglevel, dump, sminfo, "
+     "handover, disable); empty: none. Mode 0600, or 0660 with control_group", false,
+     set_string<&SmConfig::control_socket>, get_string<&SmConfig::control_socket>},
+    {"control_group", "the group whose members may use the control socket besides root and the daemon's user; "
+     "empty: root only", false, set_string<&SmConfig::control_group>, get_string<&SmConfig::control_group>},
     {"honor_guid2lid_file", "give ports the LIDs the guid2lid cache records", false,
      set_bool<&SmConfig::honor_guid2lid_file>, get_bool<&SmConfig::honor_guid2lid_file>},
     {"partition_config_file", "partitions, OpenSM's partitions.conf (-P); absent at the default path: every port a "

@@ -54,6 +54,10 @@ struct SmConfig {
   uint32_t log_level = 2;                 // ibsm: 0 error .. 4 trace
   std::string cache_dir = "/var/cache/ibsm";  // guid2lid and switch-table caches
   std::string dump_files_dir;             // dump_files_dir: write OpenSM-format dumps there
+  // The daemon's control socket (ibsm ctl; the only control path, no
+  // network port) and the group besides root allowed on it.
+  std::string control_socket = "/run/ibsm/ibsm.sock";
+  std::string control_group;
   bool honor_guid2lid_file = true;        // honor_guid2lid_file
   // partition_config_file (-P): OpenSM's partitions.conf. Absent at the
   // default path: OpenSM's Default partition (every port a full member).

@@ -3,28 +3,13 @@
 
 #include <fmt/format.h>
 
+#include "mad/base/json.h"
 #include "sm/fabric/netfile_writer.h"
 
 namespace ibsm {
 namespace {
 
 using Out = std::back_insert_iterator<fmt::memory_buffer>;
-
-void json_string(Out it, std::string_view s) {
-  *it++ = '"';
-  for (char c : s) {
-    switch (c) {
-      case '"': fmt::format_to(it, "\\\""); break;
-      case '\\': fmt::format_to(it, "\\\\"); break;
-      case '\n': fmt::format_to(it, "\\n"); break;
-      case '\t': fmt::format_to(it, "\\t"); break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) fmt::format_to(it, "\\u{:04x}", static_cast<unsigned>(c));
-        else *it++ = c;
-    }
-  }
-  *it++ = '"';
-}
 
 const char* phys_state_name(PhysState s) {
   switch (s) {
@@ -40,9 +25,10 @@ const char* phys_state_name(PhysState s) {
   return "?";
 }
 
-void port_end(Out it, const Fabric& fabric, NodeIndex node, uint8_t port) {
+void port_end(fmt::memory_buffer& buf, const Fabric& fabric, NodeIndex node, uint8_t port) {
+  Out it(buf);
   fmt::format_to(it, "{{\"node_guid\": \"{}\", \"name\": ", fabric.node(node).node_guid);
-  json_string(it, fabric.node(node).name);
+  append_json_string(buf, fabric.node(node).name);
   fmt::format_to(it, ", \"port\": {}}}", port);
 }
 
@@ -56,9 +42,9 @@ void write_json(const Fabric& fabric, std::ostream& out) {
     const Node& n = fabric.nodes()[i];
     fmt::format_to(it, "{}\n    {{\"index\": {}, \"type\": \"{}\", \"name\": ", i == 0 ? "" : ",", i,
                    node_type_name(n.type));
-    json_string(it, n.name);
+    append_json_string(buf, n.name);
     fmt::format_to(it, ", \"description\": ");
-    json_string(it, n.description);
+    append_json_string(buf, n.description);
     fmt::format_to(it,
                    ", \"node_guid\": \"{}\", \"system_guid\": \"{}\", \"vendor_id\": \"{:#x}\", "
                    "\"device_id\": \"{:#x}\", \"revision\": \"{:#x}\", \"num_ports\": {}",
@@ -76,7 +62,7 @@ void write_json(const Fabric& fabric, std::ostream& out) {
                      link_speed_name(port.speed_active, port.speed_ext_active));
       if (port.connected()) {
         fmt::format_to(it, ", \"remote\": ");
-        port_end(it, fabric, port.remote_node, port.remote_port);
+        port_end(buf, fabric, port.remote_node, port.remote_port);
       }
       fmt::format_to(it, "}}");
     }
@@ -88,9 +74,9 @@ void write_json(const Fabric& fabric, std::ostream& out) {
     const Link& l = links[i];
     const Port& a = fabric.node(l.a.node).port(l.a.port);
     fmt::format_to(it, "{}\n    {{\"a\": ", i == 0 ? "" : ",");
-    port_end(it, fabric, l.a.node, l.a.port);
+    port_end(buf, fabric, l.a.node, l.a.port);
     fmt::format_to(it, ", \"b\": ");
-    port_end(it, fabric, l.b.node, l.b.port);
+    port_end(buf, fabric, l.b.node, l.b.port);
     fmt::format_to(it, ", \"width\": \"{}\", \"speed\": \"{}\"}}", link_width_name(a.width_active),
                    link_speed_name(a.speed_active, a.speed_ext_active));
   }

@@ -97,6 +97,7 @@ Micros SubnetManager::interval() const { return Micros{config_.sweep_interval} *
 Micros SubnetManager::poll_interval() const { return Micros{config_.sminfo_polling_timeout} * 1000; }
 
 uint8_t SubnetManager::advertised_priority() const {
+  if (yielded_ && state_ != st::master) return 0;
   if (state_ == st::master) return std::max(config_.sm_priority, config_.elevated_priority);
   return config_.sm_priority;
 }
@@ -105,6 +106,7 @@ void SubnetManager::enter(uint8_t to, const char* why) {
   if (to == state_) return;
   const uint8_t from = state_;
   state_ = to;
+  if (to == st::master) yielded_ = false;  // master again (a takeover, a HANDOVER): its own priority
   agent_.set_state(to);
   agent_.set_priority(advertised_priority());
   ++counters_.state_changes;
@@ -175,7 +177,7 @@ void SubnetManager::poll(Micros now) {
         run_heavy_sweep();
       } else if (!heavy_due_ && !multicast_pending_.empty()) {
         run_multicast_changes();
-      } else if (!heavy_due_ && config_.sweep_interval > 0 && now >= next_light_) {
+      } else if (!heavy_due_ && (light_due_ || (config_.sweep_interval > 0 && now >= next_light_))) {
         run_light_sweep();
       }
       break;
@@ -214,7 +216,7 @@ Micros SubnetManager::next_deadline() const {
         if (!handover_probe_) soonest(handover_deadline_);  // else the dispatcher's timer
       } else if (heavy_due_) {
         soonest(std::max(retry_at_, now));
-      } else if (!multicast_pending_.empty()) {
+      } else if (!multicast_pending_.empty() || light_due_) {
         soonest(now);
       } else if (config_.sweep_interval > 0) {
         soonest(next_light_);
@@ -237,6 +239,7 @@ void SubnetManager::run_heavy_sweep() {
   const Micros t0 = clock_.now();
   auto report = heavy_sweep(dispatcher_, clock_, sweep_state_, sc, log_);
   const Micros now = clock_.now();
+  last_record_ = SweepRecord{"heavy", t0, now - t0, report.ok() ? report->total_mads() : 0, false};
   if (!report.ok()) {
     last_error_ = report.status().message();
     log(log_, LogLevel::error, Subsystem::sweep, "heavy sweep failed: {}", last_error_);
@@ -247,6 +250,7 @@ void SubnetManager::run_heavy_sweep() {
   }
   last_error_.clear();
   if (report->stopped_after_discovery) {
+    last_record_.kind = "discovery";
     ++counters_.discovery_sweeps;
     standby_discovery_ = std::move(report->discovery);
     latest_discovery_ = &*standby_discovery_;
@@ -314,7 +318,9 @@ void SubnetManager::run_light_sweep() {
     heavy_due_ = true;
     return;
   }
+  light_due_ = false;
   ++counters_.light_sweeps;
+  const Micros t0 = clock_.now();
   LightSweepResult r = light_sweep(dispatcher_, *last_->subnet, log_);
   if (!r.changed && !sm_ports_.empty()) {
     // A standby's priority may have changed (an operator's SIGHUP), or an SM
@@ -327,7 +333,12 @@ void SubnetManager::run_light_sweep() {
       r.changed = true;
     }
     if (now_known.size() != others_.size()) r.changed = true;  // one stopped or started answering: look again
+    // What they said now (a standby that was DISCOVERING at the heavy
+    // sweep): the status and an operator's handover read it.
+    others_ = std::move(now_known);
   }
+  last_record_ = SweepRecord{"light", t0, clock_.now() - t0, r.mads, r.changed};
+  if (!r.changed) log(log_, LogLevel::debug, Subsystem::sweep, "light sweep: no change, {} mads", r.mads);
   if (r.changed) {
     heavy_due_ = true;
   } else {
@@ -397,6 +408,7 @@ void SubnetManager::hand_over(const RemoteSm& to) {
     log(log_, LogLevel::warn, Subsystem::state, "HANDOVER to port {} not taken ({}): staying master", guid,
         answered.status().message());
     handover_to_.reset();
+    yielded_ = false;
     heavy_due_ = true;
   });
 }
@@ -422,6 +434,7 @@ void SubnetManager::probe_handover() {
       return;
     }
     ++counters_.handover_timeouts;
+    yielded_ = false;
     log(log_, LogLevel::warn, Subsystem::state, "no ACKNOWLEDGE from port {}: staying master", guid);
     heavy_due_ = true;
   });
@@ -476,16 +489,9 @@ uint16_t SubnetManager::on_control(const SmControl& c) {
       }
       return ok;
     case ctl::disable:
-      if (state_ == st::master) return invalid;
-      enter(st::not_active, "DISABLE received");
-      return ok;
+      return go_not_active("DISABLE received").ok() ? ok : invalid;
     case ctl::standby:
-      if (state_ != st::not_active) return invalid;
-      // Back in the game: discovery finds the master to follow.
-      enter(st::discovering, "STANDBY received");
-      heavy_due_ = true;
-      retry_at_ = 0;
-      return ok;
+      return leave_not_active("STANDBY received").ok() ? ok : invalid;
     case ctl::discover:
       if (state_ != st::standby && state_ != st::not_active) return invalid;
       enter(st::discovering, "DISCOVER received");
@@ -581,12 +587,77 @@ void SubnetManager::reconfigure(const SmConfig& config) {
   SmConfig next = apply_reloadable(config_, config);
   if (!route_ok) next.routing_engine = config_.routing_engine;
   config_ = next;
+  yielded_ = false;  // the operator's priority, as configured, counts again
   agent_.set_priority(advertised_priority());
   dispatcher_.set_options(dispatcher_options(config_));
   perf_.set_options(perf_options(config_));
   heavy_due_ = true;
   log(log_, LogLevel::info, Subsystem::state, "configuration reloaded: priority {}, sweep interval {} s",
       config_.sm_priority, config_.sweep_interval);
+}
+
+Status SubnetManager::go_not_active(const char* why) {
+  if (state_ == st::master)
+    return failed_precondition_error("this sm is MASTER: a master does not accept DISABLE (IBA 14.4.1), hand over first");
+  if (state_ == st::not_active) return {};
+  enter(st::not_active, why);
+  return {};
+}
+
+Status SubnetManager::leave_not_active(const char* why) {
+  if (state_ != st::not_active)
+    return failed_precondition_error(fmt::format("this sm is {}, not NOT ACTIVE", wire::sm_state_name(state_)));
+  // Back in the game: discovery finds the master to follow.
+  enter(st::discovering, why);
+  heavy_due_ = true;
+  retry_at_ = 0;
+  return {};
+}
+
+Lid SubnetManager::own_lid() const {
+  if (is_master() && subnet_) return subnet_->sm_lid;
+  if (!latest_discovery_) return Lid{};
+  const DiscoveryResult& d = *latest_discovery_;
+  if (d.local_node.value >= d.port_info.size() || d.local_port >= d.port_info[d.local_node.value].size()) return Lid{};
+  return d.port_info[d.local_node.value][d.local_port].lid;
+}
+
+Status SubnetManager::disable() { return go_not_active("disabled by the operator"); }
+Status SubnetManager::enable() { return leave_not_active("enabled by the operator"); }
+
+Status SubnetManager::request_light_sweep() {
+  if (state_ != st::master)
+    return failed_precondition_error(fmt::format("this sm is {}: only the master sweeps", wire::sm_state_name(state_)));
+  light_due_ = true;
+  return {};
+}
+
+Status SubnetManager::request_reroute() {
+  if (state_ != st::master)
+    return failed_precondition_error(fmt::format("this sm is {}: only the master routes", wire::sm_state_name(state_)));
+  heavy_due_ = true;
+  retry_at_ = 0;
+  return {};
+}
+
+Result<Guid> SubnetManager::request_handover() {
+  if (state_ != st::master)
+    return failed_precondition_error(fmt::format("this sm is {}, not MASTER", wire::sm_state_name(state_)));
+  if (handover_to_) return failed_precondition_error(fmt::format("a handover to port {} is under way", handover_to_->port_guid));
+  const RemoteSm* best = nullptr;
+  for (const RemoteSm& o : others_)
+    if (o.info.sm_state == st::standby && (!best || outranks(o.info, best->info))) best = &o;
+  if (!best) return not_found_error("no STANDBY sm known to hand over to");
+  const Guid self = agent_.sm_info(true).guid;
+  if (!outranks(best->info.priority, best->port_guid, 0, self))
+    return failed_precondition_error(fmt::format(
+        "the sm at port {} (priority {}) would hand the mastership back to this one (priority 0, lower guid)",
+        best->port_guid, best->info.priority));
+  log(log_, LogLevel::info, Subsystem::state, "handover requested by the operator: advertising priority 0 from now on");
+  yielded_ = true;
+  const RemoteSm to = *best;
+  hand_over(to);
+  return to.port_guid;
 }
 
 }  // namespace ibsm

@@ -61,6 +61,16 @@ struct ManagerCounters {
 
 // What the edge learns after each sweep that configured the subnet: it saves
 // the cache and the dump files, prints a summary.
+// The most recent sweep of any kind, for the operator's status: what ran,
+// when (the manager's clock), for how long and with how many MADs.
+struct SweepRecord {
+  const char* kind = "none";  // "heavy", "light" or "discovery" (stopped after the election)
+  Micros started = 0;
+  Micros duration = 0;
+  uint64_t mads = 0;
+  bool changed = false;  // light: it found a change (a heavy sweep follows)
+};
+
 using SweepListener = std::function<void(const SweepReport& report, Micros elapsed)>;
 using StateListener = std::function<void(uint8_t from, uint8_t to)>;
 // What the edge learns after joins and leaves were programmed (between
@@ -91,6 +101,37 @@ class SubnetManager {
   // settings of `config` (sm_priority among them) from now on.
   void request_heavy_sweep() { heavy_due_ = true; }
   void reconfigure(const SmConfig& config);
+
+  // Operator requests (the daemon's control socket, `ibsm ctl`). Each says
+  // at once whether it is taken; the sweep it asks for runs at the next
+  // poll(), never inside the caller.
+  // A light sweep now (MASTER only).
+  Status request_light_sweep();
+  // Recompute and reprogram the routes. Every heavy sweep routes afresh from
+  // the fabric it found and programs only the LFT blocks that differ, so
+  // this is a heavy sweep: routing the last snapshot without rediscovery
+  // would need the sweep's phases split, and would route a fabric that may
+  // have changed since (MASTER only).
+  Status request_reroute();
+  // IBA 14.4.1: the master hands the mastership to the best STANDBY it knows
+  // (highest priority, then lowest GUID), by HANDOVER and ACKNOWLEDGE. From
+  // then on this SM advertises priority 0 (until it is master again or the
+  // config is reloaded), or the new master would hand it straight back at
+  // its next sweep, as the election says; a standby that would not outrank
+  // it even so is refused. The port GUID asked.
+  Result<Guid> request_handover();
+  // NOT ACTIVE, as an SMInfo DISABLE does (IBA 14.4.1: a master does not
+  // accept DISABLE; hand over first). enable() is the way back, as an SMInfo
+  // STANDBY does: DISCOVERING, where the election finds the master again.
+  Status disable();
+  Status enable();
+  // Whether this SM yielded the mastership by request_handover().
+  bool yielded() const { return yielded_; }
+  const SweepRecord& last_sweep_record() const { return last_record_; }
+  // This SM's port LID as the subnet knows it: the one it gave itself as
+  // master, else the one its latest discovery read (0: none yet).
+  Lid own_lid() const;
+  const SmConfig& config() const { return config_; }
   // The partitions file as read (null: none, OpenSM's Default partition),
   // from the next heavy sweep on. The edge reads the file, at start and at
   // SIGHUP; a bad one is not handed over, so the previous stay.
@@ -158,6 +199,9 @@ class SubnetManager {
                 SweepState state, LogSink& log, RouteFunction route);
 
   void enter(uint8_t state, const char* why);
+  // DISABLE and STANDBY, from an SMInfo Set or the operator.
+  Status go_not_active(const char* why);
+  Status leave_not_active(const char* why);
   void program_multicast(const SweepReport& report);
   // Every SA group with its members, as ports of the SA's snapshot.
   std::vector<MulticastGroupMembers> sa_groups() const;
@@ -212,6 +256,9 @@ class SubnetManager {
   Guid presumed_dead_;              // the master this SM just gave up on
   std::optional<RemoteSm> master_;  // STANDBY: the SM polled
   bool heavy_due_ = true;           // DISCOVERING/MASTER: sweep at the next poll
+  bool light_due_ = false;          // MASTER: an operator's light sweep at the next poll
+  bool yielded_ = false;            // request_handover(): advertise priority 0
+  SweepRecord last_record_;
   Micros next_light_ = 0;
   Micros retry_at_ = 0;             // a sweep that failed is retried from here
   // STANDBY: the polling of the master.

@@ -11,7 +11,7 @@ e2e_setup "$1"
 export SIM_HOST=host-0
 ibsim_start "$PWD/fabric.net"
 
-LD_PRELOAD="$UMAD2SIM" "$IBSM" run -s 1 -p 7 -f daemon.log -v --cache-dir cache > daemon.out 2>&1 &
+LD_PRELOAD="$UMAD2SIM" "$IBSM" run -s 1 -p 7 -f daemon.log -v --cache-dir cache --control-socket "$E2E_DIR/ctl.sock" > daemon.out 2>&1 &
 daemon=$!
 stop_daemon() { kill "$daemon" 2>/dev/null || true; wait "$daemon" 2>/dev/null || true; }
 trap 'rc=$?; stop_daemon; (exit $rc); e2e_cleanup' EXIT

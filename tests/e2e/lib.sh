@@ -80,7 +80,9 @@ client() { LD_PRELOAD="$UMAD2SIM" "$@"; }
 # SA serves from then on). Sets DAEMON_PID.
 sm_daemon_start() {
   local host=$1; shift
-  SIM_HOST=$host LD_PRELOAD="$UMAD2SIM" "$IBSM" run -f daemon.log -v --cache-dir cache "$@" > daemon.out 2>&1 &
+  # Its own control socket, in the scratch folder (not /run/ibsm): tests run side by side.
+  SIM_HOST=$host LD_PRELOAD="$UMAD2SIM" "$IBSM" run -f daemon.log -v --cache-dir cache --control-socket "$E2E_DIR/ctl.sock" \
+    "$@" > daemon.out 2>&1 &
   DAEMON_PID=$!
   trap 'rc=$?; sm_daemon_stop; set +e; (exit $rc); e2e_cleanup' EXIT
   local i
@@ -138,7 +140,8 @@ sim_client() {
 # --- Several SMs on one fabric (failover) -----------------------------------
 #   sm_start NAME KIND HOST PRIORITY [ARGS...]  an SM (KIND ibsm: `ibsm run`, or
 #                                  opensm) attached at HOST with PRIORITY, run in
-#                                  folder NAME/ (log NAME/sm.log), stopped at exit
+#                                  folder NAME/ (log NAME/sm.log, ibsm's control
+#                                  socket NAME/ctl.sock), stopped at exit
 #   sm_conf NAME KEY VALUE ...     writes NAME.conf (`key value` lines) and prints
 #                                  its path, for `-F "$(sm_conf ...)"`
 #   sm_log NAME, sm_pid NAME, sm_alive NAME
@@ -173,8 +176,8 @@ sm_start() {
   local dir=$E2E_DIR/$name
   case $kind in
     ibsm)
-      SIM_HOST=$host LD_PRELOAD="$UMAD2SIM" "$IBSM" run -p "$prio" -f "$dir/sm.log" -v --cache-dir "$dir/cache" "$@" \
-        > "$dir/out" 2>&1 &
+      SIM_HOST=$host LD_PRELOAD="$UMAD2SIM" "$IBSM" run -p "$prio" -f "$dir/sm.log" -v --cache-dir "$dir/cache" \
+        --control-socket "$dir/ctl.sock" "$@" > "$dir/out" 2>&1 &
       ;;
     opensm)
       # -d2: flush the log as it goes; cache and dumps in the SM's folder.

@@ -20,7 +20,7 @@ counter=${UMAD_COUNT:?the path of umad_count.so}
 # SIGHUP), dumps after each sweep.
 SIM_HOST=host-0 UMAD_MARK_START=$PWD/mark.start UMAD_MARK_END=$PWD/mark.end UMAD_MARK_FILE=$PWD/window.count \
   LD_PRELOAD="$counter $UMAD2SIM" "$IBSM" run -f daemon.log -v \
-  --cache-dir cache --dump-dir "$PWD/dump" -s 10 > daemon.out 2>&1 &
+  --cache-dir cache --dump-dir "$PWD/dump" -s 10 --control-socket "$PWD/ctl.sock" > daemon.out 2>&1 &
 DAEMON_PID=$!
 trap 'rc=$?; sm_daemon_stop; set +e; (exit $rc); e2e_cleanup' EXIT
 up_count() {  # up_count N: wait (20 s at most) until the daemon has logged N subnets up

@@ -51,6 +51,8 @@ TEST_CASE("the written configuration reads back the same", "[config]") {
   a.sm_key = 0x1234;
   a.routing_engine = "ftree,no_fallback";
   a.dump_files_dir = "/tmp/x";
+  a.control_socket = "/tmp/ibsm.sock";
+  a.control_group = "rdma";
   std::ostringstream out;
   write_config(a, out);
   std::istringstream in(out.str());
@@ -61,6 +63,10 @@ TEST_CASE("the written configuration reads back the same", "[config]") {
   CHECK(again.str() == out.str());
   CHECK(b.sm_key == 0x1234);
   CHECK(b.routing_engine == "ftree,no_fallback");
+  CHECK(b.control_socket == "/tmp/ibsm.sock");
+  CHECK(b.control_group == "rdma");
+  CHECK(SmConfig{}.control_socket == "/run/ibsm/ibsm.sock");
+  CHECK(SmConfig{}.control_group.empty());
 }
 
 TEST_CASE("command-line values go through the same checks", "[config]") {

@@ -71,6 +71,8 @@ TEST_CASE("each key is reloadable or restart-only as the daemon applies it", "[c
       {"log_level", true},              // the daemon's log sink
       {"cache_dir", false},
       {"dump_files_dir", true},         // the daemon's after-sweep dumps
+      {"control_socket", false},        // bound once, at start
+      {"control_group", false},
       {"honor_guid2lid_file", false},
       {"partition_config_file", true},  // the daemon re-reads it
       {"part_enforce", true},
