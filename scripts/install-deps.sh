@@ -8,6 +8,7 @@ packages=(
   libibumad-dev libibmad-dev libboost-graph-dev libfmt-dev catch2
   ibsim-utils infiniband-diags ibutils opensm
   python3  # the SA end-to-end tests compare JSON answers with python3
+  chromium  # the status page's end-to-end test renders it headless
 )
 if [[ "${IBSM_CROSS:-1}" == 1 ]]; then
   # The embedded-profile core, cross-compiled for aarch64 and tested under qemu.
