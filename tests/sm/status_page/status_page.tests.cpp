@@ -113,5 +113,24 @@ TEST_CASE("status page: a failed routing check is shown as bad", "[status][page]
   CHECK_THAT(page, Catch::Contains("<p class=\"check bad\">routing check (updn): 1/2 pairs delivered"));
 }
 
+TEST_CASE("status page: a 45k-endpoint fat tree stays a small page", "[status][page][scale]") {
+  // The checker's scale fabric (routing/route_check.tests.cpp): 3840
+  // switches, 90112 cables between them. Unrouted (every link grey): the
+  // size depends on what is drawn, not on the loads.
+  auto subnet = std::make_shared<SubnetSnapshot>();
+  subnet->fabric = must(topogen::xgft({.down = {32, 32, 44}, .up = {1, 32, 32}}));
+  REQUIRE(subnet->fabric.ca_count() == 45056);
+  StatusPageInput in;
+  in.subnet = subnet;
+  const std::string page = render_status_page(in);
+  INFO("page of " << page.size() << " bytes");
+  CHECK(page.size() < 2'000'000);
+  CHECK(count(page, "<g class=\"switch\">") == 3840);
+  CHECK(count(page, "<g class=\"cas\">") == 1408);
+  CHECK(count(page, "class=\"link\"") == 2000);
+  CHECK_THAT(page, Catch::Contains("45056 CA ports (more than 256) are drawn as one mark per switch"));
+  CHECK_THAT(page, Catch::Contains("only the 2000 most loaded of "));
+}
+
 }  // namespace
 }  // namespace ibsm::status
