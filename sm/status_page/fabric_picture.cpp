@@ -64,8 +64,9 @@ class PictureWriter {
     const FabricLayout layout = layout_fabric(fabric_);
     size_t switches = 0;
     for (const auto& row : layout.rows) switches += row.size();
-    geometry_ = switches <= options_.labelled_switches ? Geometry{110, 26, 130, true} : Geometry{12, 12, 16, false};
-    const size_t per_line = std::max<size_t>(options_.switches_per_line, 1);
+    geometry_ = switches <= options_.labelled_switches ? Geometry{96, 24, 108, true} : Geometry{12, 12, 16, false};
+    const size_t per_line =
+        std::max<size_t>(geometry_.labels ? options_.switches_per_line : options_.small_switches_per_line, 1);
 
     // The CAs by the switch port they are cabled to.
     size_t endpoints = 0, loose_endpoints = 0;
@@ -282,7 +283,7 @@ class PictureWriter {
             at.y - geometry_.box_h / 2, geometry_.box_w, geometry_.box_h, kSwitchFill);
         if (geometry_.labels) {
           out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>", at.x, at.y + 4,
-                             html_escape(shorten(label, 16)));
+                             html_escape(shorten(label, 14)));
         }
         out += "</g>\n";
       }

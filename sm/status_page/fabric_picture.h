@@ -22,8 +22,11 @@ namespace ibsm::status {
 struct PictureOptions {
   size_t max_endpoint_marks = 256;  // beyond: one mark per switch for its CAs
   size_t max_connections = 2000;    // switch pairs drawn, most loaded first
-  size_t switches_per_line = 32;    // a longer row wraps
   size_t labelled_switches = 64;    // up to this many switches, boxes carry their name
+  // A longer row wraps: labelled boxes, small boxes. The page scales the
+  // picture to the window, so a line is as long as stays legible.
+  size_t switches_per_line = 24;
+  size_t small_switches_per_line = 64;
 };
 
 struct Picture {

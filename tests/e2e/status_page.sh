@@ -42,8 +42,8 @@ judge() {  # judge NAME NETFILE SWITCHES: the screenshot NAME.png and its DOM
   read -r _ w h < <(head -1 "$name.colours")
   [[ $w == "$width" && $h == "$height" ]] || fail "$png is ${w}x$h, not ${width}x$height"
   count() { awk -v c="$1" '$1 == c {print $2}' "$name.colours"; }
-  # A labelled switch box is 110x26 pixels, less its border and label.
-  [[ $(count "$switch_fill") -ge $((switches * 1500)) ]] ||
+  # A labelled switch box is 96x24 pixels, less its border and label.
+  [[ $(count "$switch_fill") -ge $((switches * 1200)) ]] ||
     fail "$name: $(count "$switch_fill") pixels of switch boxes for $switches switches"
   [[ $(count "$endpoint_fill") -gt 0 ]] || fail "$name: no CA mark in the picture"
   # The legend shows each colour once; the picture's links add to that.
