@@ -419,6 +419,15 @@ class PairChecker {
       summary_.max_stretch = static_cast<double>(max_stretch_.first) / max_stretch_.second;
     }
     summary_.switch_links = switch_links_.size();
+    for (uint32_t s = 0; s < switches_.size(); ++s) {
+      const uint32_t base = port_base_[switches_[s].value];
+      for (uint32_t p = 1; p <= ports_[s]; ++p) {
+        const uint32_t h = hop_[base + p];
+        if (h == kDead) continue;
+        summary_.port_routes.push_back({PortRef{switches_[s], static_cast<uint8_t>(p)}, routes_[base + p],
+                                        (h & kEndpointBit) == 0});
+      }
+    }
     if (!switch_links_.empty()) {
       uint64_t total = 0;
       for (uint32_t c : switch_links_) {

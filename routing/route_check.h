@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "routing/cdg.h"
+#include "routing/port_routes.h"
 #include "routing/trace.h"
 #include "sm/fabric/fabric.h"
 
@@ -61,6 +62,11 @@ struct CheckSummary {
   uint64_t max_link_routes = 0;
   double mean_link_routes = 0;
   double stddev_link_routes = 0;  // population standard deviation
+  // The same routes per port: every switch port whose usable cable leads to
+  // a switch or to an endpoint port with a LID, by node then port. The ones
+  // toward endpoints are the routes into those CA ports (the CA-to-switch
+  // direction is not counted).
+  std::vector<PortRoutes> port_routes;
   std::vector<std::string> problems;  // the first failed pairs, readable
 
   bool all_delivered() const { return delivered == pairs; }

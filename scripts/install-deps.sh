@@ -9,6 +9,7 @@ packages=(
   libsystemd-dev  # sd_notify for the Type=notify unit (tools/os only)
   ibsim-utils infiniband-diags ibutils opensm
   python3  # the SA end-to-end tests compare JSON answers with python3
+  chromium  # the status page's end-to-end test renders it headless
 )
 if [[ "${IBSM_CROSS:-1}" == 1 ]]; then
   # The embedded-profile core, cross-compiled for aarch64 and tested under qemu.

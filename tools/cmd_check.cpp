@@ -4,9 +4,12 @@
 // opensm-lfts.dump), and runs the route checker (routing/route_check.h) the
 // daemon runs after every routing: delivered, unreachable and looping pairs,
 // hops and stretch, routes per switch-to-switch link, channel dependency
-// cycles. Exit status 1 when a pair is not delivered, a LID is missing or
+// cycles. With --status-page it also renders the daemon's status page for
+// this fabric and these tables (sm/status_page), to look at or to test
+// without a daemon. Exit status 1 when a pair is not delivered, a LID is missing or
 // given twice, or a deadlock-free engine's tables have a dependency cycle.
 #include <bit>
+#include <memory>
 #include <cstdio>
 #include <optional>
 #include <unordered_map>
@@ -20,6 +23,7 @@
 #include "routing/registry.h"
 #include "routing/route_check.h"
 #include "sm/dump/lft_dump.h"
+#include "sm/status_page/status_page.h"
 #include "sm/sweep/guid2lid.h"
 #include "tools/args.h"
 #include "tools/command.h"
@@ -30,7 +34,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: ibsm check --topology FILE --lfts FILE [--guid2lid FILE] [--engine NAME]\n"
-    "                  [--stride N] [--trace SLID:DLID]...\n"
+    "                  [--stride N] [--trace SLID:DLID]... [--status-page FILE]\n"
     "\n"
     "Checks forwarding tables against a topology, as the daemon does after every\n"
     "routing: follows every CA-to-CA pair (every LID of every port) through the\n"
@@ -51,7 +55,9 @@ constexpr const char* kUsage =
     "  --engine NAME     the routing engine that made the tables, as -R names it\n"
     "  --stride N        count pairs from every N-th source port only\n"
     "  --trace S:D       also print the switches a packet from LID S to LID D crosses,\n"
-    "                    one line each: node GUID, in-port, out-port\n";
+    "                    one line each: node GUID, in-port, out-port\n"
+    "  --status-page FILE  also write the status page the daemon serves (HTML, the\n"
+    "                    fabric coloured by routed load) for this fabric and these tables\n";
 
 // Gives every port in `map` its LID block; the others keep what they had.
 void apply_guid2lid(Fabric& f, const Guid2Lid& map) {
@@ -102,6 +108,27 @@ std::optional<std::pair<Lid, Lid>> parse_lid_pair(const std::string& text) {
   return std::pair{Lid{static_cast<uint16_t>(a)}, Lid{static_cast<uint16_t>(b)}};
 }
 
+// The page the daemon serves, for this fabric offline: no SM, no sweeps.
+bool write_status_page(const std::string& path, Fabric fabric, std::vector<std::vector<uint8_t>> lfts,
+                       const routing::RouteCheck& check, const std::vector<std::string>& bad_lids) {
+  auto subnet = std::make_shared<SubnetSnapshot>();
+  subnet->fabric = std::move(fabric);
+  subnet->lfts = std::move(lfts);
+  subnet->routing_engine = check.engine;
+  status::StatusPageInput in;
+  in.title = "ibsm check";
+  in.subnet = std::move(subnet);
+  in.port_routes = check.pairs.port_routes;
+  in.routing_engine = check.engine.empty() ? "unknown (tables read from a file)" : check.engine;
+  in.routing_check = check.to_string();
+  in.routing_check_ok = check.ok();
+  in.problems = check.pairs.problems;
+  in.problems.insert(in.problems.end(), bad_lids.begin(), bad_lids.end());
+  const Status written = write_text_output(path, status::render_status_page(in));
+  if (!written.ok()) std::fprintf(stderr, "ibsm check: %s\n", written.message().c_str());
+  return written.ok();
+}
+
 }  // namespace
 
 int cmd_check(int argc, char** argv) {
@@ -115,6 +142,7 @@ int cmd_check(int argc, char** argv) {
   auto guid2lid_file = args.value("--guid2lid");
   auto engine = args.value("--engine");
   auto stride = args.integer("--stride", 1, 1 << 20);
+  auto status_page = args.value("--status-page");
   std::vector<std::pair<Lid, Lid>> traces;
   while (auto t = args.value("--trace")) {
     auto pair = parse_lid_pair(*t);
@@ -240,6 +268,7 @@ int cmd_check(int argc, char** argv) {
     for (size_t i = 0; i < bad_lids.size() && i < 10; ++i) std::printf("  %s\n", bad_lids[i].c_str());
   }
   std::printf("%s\n", check.to_string().c_str());
+  if (status_page && !write_status_page(*status_page, std::move(*fabric), std::move(lfts), check, bad_lids)) return 1;
   return check.ok() && s.pairs > 0 && bad_lids.empty() ? 0 : 1;
 }
 

@@ -14,6 +14,7 @@
 #include "mad/base/log.h"
 #include "mad/dispatcher.h"
 #include "routing/engine.h"
+#include "routing/port_routes.h"
 #include "sm/discovery/discovery.h"
 #include "sm/fabric/partitions_conf.h"
 #include "sm/fabric/subnet_snapshot.h"
@@ -33,6 +34,9 @@ struct SweepRoutes {
   // the route function did not check.
   std::string check;
   bool check_ok = true;
+  // The checker's routed load per switch port (CheckSummary::port_routes):
+  // what the status page colours the fabric by; empty when not checked.
+  std::vector<routing::PortRoutes> port_routes;
   // The SL of a path, from the engine used (SA PathRecords); empty when it
   // assigns none (every path SL 0).
   std::function<uint8_t(Lid source, Lid destination)> path_sl;

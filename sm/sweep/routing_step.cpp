@@ -28,10 +28,11 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
     // Judge the tables before they are programmed, with the words `ibsm
     // check` prints. A failed check is logged, not fatal: the tables are the
     // best the chain could do, and routing part of a fabric beats none.
-    const routing::RouteCheck check =
+    routing::RouteCheck check =
         routing::check_routes(snapshot, r.lfts, {.pairs = {.max_problems = 3}, .engine = r.engine});
     r.check = check.to_string();
     r.check_ok = check.ok();
+    r.port_routes = std::move(check.pairs.port_routes);
     ibsm::log(*sink, check.ok() ? LogLevel::info : LogLevel::warn, Subsystem::routing, "{}", r.check);
     for (const std::string& problem : check.pairs.problems) {
       ibsm::log(*sink, LogLevel::warn, Subsystem::routing, "routing check: {}", problem);

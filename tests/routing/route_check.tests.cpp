@@ -70,8 +70,13 @@ CheckSummary traced_summary(const Fabric& f, LftSet lfts, const CheckOptions& op
     const Node& node = f.node(NodeIndex{n});
     if (!node.is_switch()) continue;
     for (unsigned p = 1; p <= node.num_ports; ++p) {
-      if (!testing::cable_up(f, NodeIndex{n}, p) || !f.node(node.port(static_cast<uint8_t>(p)).remote_node).is_switch())
-        continue;
+      if (!testing::cable_up(f, NodeIndex{n}, p)) continue;
+      const Port& port = node.port(static_cast<uint8_t>(p));
+      const bool to_switch = f.node(port.remote_node).is_switch();
+      const PortRef here{NodeIndex{n}, static_cast<uint8_t>(p)};
+      if (to_switch || f.node(port.remote_node).port(port.remote_port).base_lid.value != 0)
+        s.port_routes.push_back({here, routes[here], to_switch});
+      if (!to_switch) continue;
       loads.push_back(routes[PortRef{NodeIndex{n}, static_cast<uint8_t>(p)}]);
     }
   }
@@ -108,6 +113,13 @@ void check_matches_traces(const Fabric& f, LftSet lfts, const CheckOptions& opti
   CHECK(got.max_link_routes == want.max_link_routes);
   CHECK(got.mean_link_routes == Approx(want.mean_link_routes));
   CHECK(got.stddev_link_routes == Approx(want.stddev_link_routes));
+  REQUIRE(got.port_routes.size() == want.port_routes.size());
+  for (size_t i = 0; i < got.port_routes.size(); ++i) {
+    INFO("port routes " << i);
+    CHECK(got.port_routes[i].port == want.port_routes[i].port);
+    CHECK(got.port_routes[i].routes == want.port_routes[i].routes);
+    CHECK(got.port_routes[i].to_switch == want.port_routes[i].to_switch);
+  }
   CHECK(got.problems.size() == std::min<uint64_t>(options.max_problems, want.pairs - want.delivered));
 }
 
@@ -293,6 +305,23 @@ TEST_CASE("routes per link: max, mean and standard deviation over every link", "
   CHECK(s.max_link_routes == 4);
   CHECK(s.mean_link_routes == Approx(20.0 / 6));
   CHECK(s.stddev_link_routes == Approx(std::sqrt(2.0) / 3));
+  // Per port: each switch's host port carries the 3 routes into its host,
+  // and the cables between switches 3, 4, 3 each way.
+  const auto routes_at = [&](uint32_t from, uint32_t to) {
+    const PortRef port{l.sw[from], port_to(l.f, l.sw[from], to < 4 ? l.sw[to] : l.host[from].node)};
+    for (const PortRoutes& r : s.port_routes)
+      if (r.port == port) return std::pair{r.routes, r.to_switch};
+    FAIL("no load for that port");
+    return std::pair{uint64_t{0}, false};
+  };
+  CHECK(s.port_routes.size() == 6 + 4);
+  for (uint32_t i = 0; i < 4; ++i) CHECK(routes_at(i, 4) == std::pair{uint64_t{3}, false});
+  CHECK(routes_at(0, 1) == std::pair{uint64_t{3}, true});
+  CHECK(routes_at(1, 2) == std::pair{uint64_t{4}, true});
+  CHECK(routes_at(2, 3) == std::pair{uint64_t{3}, true});
+  CHECK(routes_at(3, 2) == std::pair{uint64_t{3}, true});
+  CHECK(routes_at(2, 1) == std::pair{uint64_t{4}, true});
+  CHECK(routes_at(1, 0) == std::pair{uint64_t{3}, true});
   // A cable that is down counts as no link; the routes over it fail.
   l.f.node(l.sw[3]).port(port_to(l.f, l.sw[3], l.sw[2])).state = PortState::down;
   const CheckSummary cut = check_all_pairs(l.f, l.tables.lfts);
