@@ -122,8 +122,8 @@ bool write_status_page(const std::string& path, Fabric fabric, std::vector<std::
   in.routing_engine = check.engine.empty() ? "unknown (tables read from a file)" : check.engine;
   in.routing_check = check.to_string();
   in.routing_check_ok = check.ok();
-  in.problems = check.pairs.problems;
-  in.problems.insert(in.problems.end(), bad_lids.begin(), bad_lids.end());
+  in.check_problems = check.pairs.problems;
+  in.check_problems.insert(in.check_problems.end(), bad_lids.begin(), bad_lids.end());
   const Status written = write_text_output(path, status::render_status_page(in));
   if (!written.ok()) std::fprintf(stderr, "ibsm check: %s\n", written.message().c_str());
   return written.ok();

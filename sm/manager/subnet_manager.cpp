@@ -191,6 +191,11 @@ void SubnetManager::poll(Micros now) {
   if (is_master() && !handover_to_ && perf_.poll(now, subnet_)) dispatcher_.poll();
 }
 
+void SubnetManager::record_sweep(SweepRecord record) {
+  history_.push_back(record);
+  if (history_.size() > kSweepHistory) history_.pop_front();
+}
+
 void SubnetManager::serve_arrivals() {
   const Micros now = clock_.now();
   dispatcher_.poll();
@@ -239,7 +244,8 @@ void SubnetManager::run_heavy_sweep() {
   const Micros t0 = clock_.now();
   auto report = heavy_sweep(dispatcher_, clock_, sweep_state_, sc, log_);
   const Micros now = clock_.now();
-  last_record_ = SweepRecord{"heavy", t0, now - t0, report.ok() ? report->total_mads() : 0, false};
+  record_sweep(SweepRecord{report.ok() && report->stopped_after_discovery ? "discovery" : "heavy", t0, now - t0,
+                           report.ok() ? report->total_mads() : 0, false, report.ok() && report->subnet_up});
   if (!report.ok()) {
     last_error_ = report.status().message();
     log(log_, LogLevel::error, Subsystem::sweep, "heavy sweep failed: {}", last_error_);
@@ -250,7 +256,6 @@ void SubnetManager::run_heavy_sweep() {
   }
   last_error_.clear();
   if (report->stopped_after_discovery) {
-    last_record_.kind = "discovery";
     ++counters_.discovery_sweeps;
     standby_discovery_ = std::move(report->discovery);
     latest_discovery_ = &*standby_discovery_;
@@ -337,7 +342,7 @@ void SubnetManager::run_light_sweep() {
     // sweep): the status and an operator's handover read it.
     others_ = std::move(now_known);
   }
-  last_record_ = SweepRecord{"light", t0, clock_.now() - t0, r.mads, r.changed};
+  record_sweep(SweepRecord{"light", t0, clock_.now() - t0, r.mads, r.changed, up_});
   if (!r.changed) log(log_, LogLevel::debug, Subsystem::sweep, "light sweep: no change, {} mads", r.mads);
   if (r.changed) {
     heavy_due_ = true;

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -36,6 +37,7 @@
 #include "sa/mirror.h"
 #include "sm/config/sm_config.h"
 #include "sm/manager/election.h"
+#include "sm/manager/sweep_record.h"
 #include "sm/multicast/multicast_service.h"
 #include "sm/perfmgr/perf_manager.h"
 #include "sm/state/sm_agent.h"
@@ -63,13 +65,6 @@ struct ManagerCounters {
 // the cache and the dump files, prints a summary.
 // The most recent sweep of any kind, for the operator's status: what ran,
 // when (the manager's clock), for how long and with how many MADs.
-struct SweepRecord {
-  const char* kind = "none";  // "heavy", "light" or "discovery" (stopped after the election)
-  Micros started = 0;
-  Micros duration = 0;
-  uint64_t mads = 0;
-  bool changed = false;  // light: it found a change (a heavy sweep follows)
-};
 
 using SweepListener = std::function<void(const SweepReport& report, Micros elapsed)>;
 using StateListener = std::function<void(uint8_t from, uint8_t to)>;
@@ -127,7 +122,10 @@ class SubnetManager {
   Status enable();
   // Whether this SM yielded the mastership by request_handover().
   bool yielded() const { return yielded_; }
-  const SweepRecord& last_sweep_record() const { return last_record_; }
+  const SweepRecord& last_sweep_record() const { return history_.empty() ? kNoSweep : history_.back(); }
+  // The last kSweepHistory sweeps of every kind, oldest first (status page).
+  static constexpr size_t kSweepHistory = 16;
+  const std::deque<SweepRecord>& sweep_history() const { return history_; }
   // This SM's port LID as the subnet knows it: the one it gave itself as
   // master, else the one its latest discovery read (0: none yet).
   Lid own_lid() const;
@@ -258,7 +256,9 @@ class SubnetManager {
   bool heavy_due_ = true;           // DISCOVERING/MASTER: sweep at the next poll
   bool light_due_ = false;          // MASTER: an operator's light sweep at the next poll
   bool yielded_ = false;            // request_handover(): advertise priority 0
-  SweepRecord last_record_;
+  static constexpr SweepRecord kNoSweep{};
+  std::deque<SweepRecord> history_;
+  void record_sweep(SweepRecord record);
   Micros next_light_ = 0;
   Micros retry_at_ = 0;             // a sweep that failed is retried from here
   // STANDBY: the polling of the master.

@@ -14,7 +14,7 @@ namespace {
 constexpr const char* kStyle = R"(body{font-family:sans-serif;margin:1em 2em;color:#222;background:#fff}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.4em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left;border-bottom:1px solid #eee}
-.ok{color:#1a7f37}.bad{color:#c00;font-weight:bold}.note{color:#555;font-style:italic}
+.ok{color:#1a7f37}.bad{color:#c00;font-weight:bold}.note{color:#555;font-style:italic}.kind{font-family:monospace;color:#555}
 .legend span{display:inline-block;margin-right:14px}.legend i{display:inline-block;width:28px;height:10px;margin-right:4px;vertical-align:middle}
 #fabric text{font-size:11px;text-anchor:middle;fill:#111}#fabric text.count{font-size:10px}
 .picture{border:1px solid #ddd;padding:4px}#fabric{max-width:100%;height:auto}
@@ -67,7 +67,7 @@ void sweeps_section(std::string& out, const StatusPageInput& in, const StatusPag
   for (size_t i = in.sweeps.size(); i-- > in.sweeps.size() - shown;) {
     const SweepRecord& s = in.sweeps[i];
     out += fmt::format("<tr><td>{}</td><td>{} ago</td><td>{:.1f} ms</td><td>{}</td><td>{}</td></tr>\n",
-                       html_escape(s.kind), seconds(std::max<Micros>(in.now - s.at, 0)),
+                       html_escape(s.kind), seconds(std::max<Micros>(in.now - (s.started + s.duration), 0)),
                        static_cast<double>(s.duration) / 1e3, s.mads, s.subnet_up ? "up" : "<span class=\"bad\">not up</span>");
   }
   out += "</table></section>\n";
@@ -76,16 +76,24 @@ void sweeps_section(std::string& out, const StatusPageInput& in, const StatusPag
 void problems_section(std::string& out, const StatusPageInput& in, const StatusPageOptions& options) {
   out += "<section id=\"problems\"><h2>Problems of the last sweep</h2>\n";
   if (!in.last_error.empty()) out += fmt::format("<p class=\"bad\">{}</p>\n", html_escape(in.last_error));
-  if (in.problems.empty()) {
+  const size_t total = in.problems.size() + in.check_problems.size();
+  if (total == 0) {
     if (in.last_error.empty()) out += "<p class=\"ok\">none</p>\n";
   } else {
     out += "<ul>\n";
-    for (size_t i = 0; i < in.problems.size() && i < options.max_problems; ++i) {
-      out += fmt::format("<li>{}</li>\n", html_escape(in.problems[i]));
+    size_t shown = 0;
+    for (const SweepProblem& p : in.problems) {
+      if (shown++ == options.max_problems) break;
+      out += fmt::format("<li><span class=\"kind\">{}</span> {}</li>\n", sweep_problem_kind_name(p.kind),
+                         html_escape(p.text));
+    }
+    for (const std::string& p : in.check_problems) {
+      if (shown++ >= options.max_problems) break;
+      out += fmt::format("<li><span class=\"kind\">check</span> {}</li>\n", html_escape(p));
     }
     out += "</ul>\n";
-    if (in.problems.size() > options.max_problems) {
-      out += fmt::format("<p class=\"note\">and {} more</p>\n", in.problems.size() - options.max_problems);
+    if (total > options.max_problems) {
+      out += fmt::format("<p class=\"note\">and {} more</p>\n", total - options.max_problems);
     }
   }
   out += "</section>\n";

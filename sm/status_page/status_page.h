@@ -19,18 +19,12 @@
 #include "mad/base/types.h"
 #include "routing/port_routes.h"
 #include "sm/fabric/subnet_snapshot.h"
+#include "sm/manager/sweep_record.h"
+#include "sm/sweep/sweep_problem.h"
 #include "sm/status_page/fabric_picture.h"
 
 namespace ibsm::status {
 
-// One sweep, as the edge recorded it.
-struct SweepRecord {
-  std::string kind;      // "heavy", "light", "discovery"
-  Micros at = 0;         // when it ended, on the clock of StatusPageInput::now
-  Micros duration = 0;
-  uint64_t mads = 0;
-  bool subnet_up = false;
-};
 
 struct SmFacts {
   std::string state;     // "MASTER", "STANDBY", ... (wire::sm_state names); empty: no SM (offline)
@@ -50,8 +44,9 @@ struct StatusPageInput {
   std::string routing_engine;
   std::string routing_check;                      // RouteCheck::to_string
   bool routing_check_ok = true;
-  std::vector<SweepRecord> sweeps;                // the last few, oldest first
-  std::vector<std::string> problems;              // of the last sweep
+  std::vector<SweepRecord> sweeps;                // the manager's last few, oldest first (on now's clock)
+  std::vector<SweepProblem> problems;             // of the last sweep
+  std::vector<std::string> check_problems;        // offline: the route checker's failed pairs, LID clashes
   std::string last_error;                         // the last sweep that could not run at all
 };
 

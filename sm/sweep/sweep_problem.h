@@ -27,7 +27,17 @@ enum class SweepProblemKind : uint8_t {
 inline constexpr size_t kSweepProblemKinds = 6;
 
 // "unreachable", "smp_failed", ...: metric labels and JSON.
-std::string_view sweep_problem_kind_name(SweepProblemKind kind);
+constexpr std::string_view sweep_problem_kind_name(SweepProblemKind kind) {
+  switch (kind) {
+    case SweepProblemKind::unreachable: return "unreachable";
+    case SweepProblemKind::smp_failed: return "smp_failed";
+    case SweepProblemKind::lft_cap: return "lft_cap";
+    case SweepProblemKind::no_route_in: return "no_route_in";
+    case SweepProblemKind::port_state: return "port_state";
+    case SweepProblemKind::partition_cap: return "partition_cap";
+  }
+  return "unknown";
+}
 
 struct SweepProblem {
   SweepProblemKind kind = SweepProblemKind::smp_failed;
@@ -47,7 +57,11 @@ struct SweepProblem {
   }
 };
 
-size_t count_problems(std::span<const SweepProblem> problems, SweepProblemKind kind);
+inline size_t count_problems(std::span<const SweepProblem> problems, SweepProblemKind kind) {
+  size_t n = 0;
+  for (const SweepProblem& p : problems) n += p.kind == kind ? 1 : 0;
+  return n;
+}
 
 }  // namespace ibsm
 

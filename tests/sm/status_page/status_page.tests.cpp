@@ -23,15 +23,16 @@ StatusPageInput master_input(const testing::Routed& r) {
   in.routing_engine = r.check.engine;
   in.routing_check = r.check.to_string();
   in.routing_check_ok = r.check.ok();
-  in.sweeps = {{.kind = "heavy", .at = 88'000'000, .duration = 250'000, .mads = 420, .subnet_up = true},
-               {.kind = "light", .at = 98'000'000, .duration = 1'500, .mads = 12, .subnet_up = true}};
+  in.sweeps = {{.kind = "heavy", .started = 87'750'000, .duration = 250'000, .mads = 420, .subnet_up = true},
+               {.kind = "light", .started = 97'998'500, .duration = 1'500, .mads = 12, .subnet_up = true}};
   return in;
 }
 
 TEST_CASE("status page: the SM, routing, sweeps, problems and the picture", "[status][page]") {
   const testing::Routed r = testing::route(must(topogen::leaf_spine({.leaves = 4, .spines = 2, .hosts_per_leaf = 2})));
   StatusPageInput in = master_input(r);
-  in.problems = {"0x0002c90300000011 port 3: partition table too small"};
+  in.problems = {{SweepProblemKind::partition_cap, Guid{0x0002c90300000011}, PortNum{3},
+                  "0x0002c90300000011 port 3: partition table too small"}};
   const std::string page = render_status_page(in);
   CHECK_THAT(page, Catch::StartsWith("<!DOCTYPE html>\n<html lang=\"en\">"));
   CHECK_THAT(page, Catch::EndsWith("</body></html>\n"));
@@ -47,7 +48,7 @@ TEST_CASE("status page: the SM, routing, sweeps, problems and the picture", "[st
   REQUIRE(light != std::string::npos);
   REQUIRE(heavy != std::string::npos);
   CHECK(light < heavy);
-  CHECK_THAT(page, Catch::Contains("<li>0x0002c90300000011 port 3: partition table too small</li>"));
+  CHECK_THAT(page, Catch::Contains("<li><span class=\"kind\">partition_cap</span> 0x0002c90300000011 port 3: partition table too small</li>"));
   CHECK_THAT(page, Catch::Contains("<p>6 switches, 8 CAs, 16 cables</p>"));
   CHECK_THAT(page, Catch::Contains("<svg xmlns="));
   CHECK_THAT(page, Catch::Contains("<h3>Most loaded links between switches</h3>"));
@@ -72,13 +73,16 @@ TEST_CASE("status page: every string from the fabric is escaped", "[status][page
   f.node(*f.find_by_name("host-0")).description = "\"><script>alert('ca')</script>";
   const testing::Routed r = testing::route(std::move(f));
   StatusPageInput in = master_input(r);
-  in.problems = {"<b>bold</b> problem"};
+  in.problems = {{SweepProblemKind::port_state, Guid{}, std::nullopt, "<b>bold</b> problem"}};
+  in.check_problems = {"<i>pair</i> unreachable"};
   in.last_error = "a & b";
   in.sm.master = "<master>";
   const std::string page = render_status_page(in);
   CHECK(count(page, "<img") == 0);
   CHECK(count(page, "<script") == 0);
   CHECK(count(page, "<b>") == 0);
+  CHECK(count(page, "<i>") == 0);
+  CHECK_THAT(page, Catch::Contains("<li><span class=\"kind\">check</span> &lt;i&gt;pair&lt;/i&gt; unreachable</li>"));
   CHECK(count(page, "<master>") == 0);
   CHECK_THAT(page, Catch::Contains("&lt;img src=x onerror=alert(1)&gt;"));
   CHECK_THAT(page, Catch::Contains("&quot;&gt;&lt;script&gt;alert(&#39;ca&#39;)&lt;/script&gt;"));

@@ -1,4 +1,4 @@
-#include "sm/status_page/manager_status.h"
+#include "sm/status_page/page_input.h"
 
 #include <fmt/format.h>
 
@@ -6,20 +6,7 @@
 
 namespace ibsm::status {
 
-void SweepHistory::add(SweepRecord record) {
-  records_.push_back(std::move(record));
-  if (records_.size() > keep_) records_.erase(records_.begin(), records_.end() - static_cast<std::ptrdiff_t>(keep_));
-}
-
-SweepRecord heavy_sweep_record(const SweepReport& report, Micros elapsed, Micros now) {
-  return {.kind = report.stopped_after_discovery ? "discovery" : "heavy",
-          .at = now,
-          .duration = elapsed,
-          .mads = report.total_mads(),
-          .subnet_up = report.subnet_up};
-}
-
-StatusPageInput status_page_input(const SubnetManager& manager, const SweepHistory& history, Micros now) {
+StatusPageInput status_page_input(const SubnetManager& manager, Micros now) {
   StatusPageInput in;
   in.now = now;
   const wire::SmInfo info = manager.sm_info();
@@ -42,7 +29,7 @@ StatusPageInput status_page_input(const SubnetManager& manager, const SweepHisto
     in.routing_check_ok = last->routes.check_ok;
     in.problems = last->problems;
   }
-  in.sweeps = history.records();
+  in.sweeps.assign(manager.sweep_history().begin(), manager.sweep_history().end());
   in.last_error = manager.last_error();
   return in;
 }
