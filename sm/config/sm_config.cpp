@@ -126,6 +126,10 @@ constexpr ConfigKey kKeys[] = {
      set_number<&SmConfig::sminfo_polling_timeout, 50, 3600000>, get_number<&SmConfig::sminfo_polling_timeout>},
     {"polling_retry_number", "unanswered polls of the master in a row after which a standby takes over (1-100)",
      true, set_number<&SmConfig::polling_retry_number, 1, 100>, get_number<&SmConfig::polling_retry_number>},
+    {"missing_node_sweeps", "heavy sweeps in a row a node that answered before may stay silent while its "
+     "neighbour's port is up, before it is taken as gone; until then the subnet is reported partial (not up) and "
+     "swept again with backoff; 0: at once, as OpenSM (0-100)",
+     true, set_number<&SmConfig::missing_node_sweeps, 0, 100>, get_number<&SmConfig::missing_node_sweeps>},
     {"sm_key", "SM_Key of this SM: SMInfo Sets and trusted SA requests (P_Key records) must carry it", false,
      set_number<&SmConfig::sm_key, 0, UINT64_MAX>, get_hex<&SmConfig::sm_key>},
     {"subnet_prefix", "subnet prefix (upper 64 bits of every port GID) written to every port", false,

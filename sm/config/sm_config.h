@@ -38,6 +38,10 @@ struct SmConfig {
   // 40-50 s. ibsm's notice it within about 1.2 s for 2 SMPs a second.
   uint32_t sminfo_polling_timeout = 500;
   uint32_t polling_retry_number = 2;
+  // Heavy sweeps a node that answered before may stay silent, with its
+  // neighbour's port still up, before it is taken as gone (until then the
+  // subnet is partial: not up, retried); 0: at once, as OpenSM. ibsm.
+  uint32_t missing_node_sweeps = 5;  // with the retries' backoff (0, 1, 2, 4 s...): about 15 s
   uint64_t sm_key = 1;             // sm_key (OpenSM's default: `saquery --smkey 1` is trusted)
   uint64_t subnet_prefix = 0xfe80000000000000ULL;  // subnet_prefix
   uint8_t subnet_timeout = 18;     // subnet_timeout

@@ -30,9 +30,9 @@ std::vector<RemoteSm> read_sm_infos(MadDispatcher& d, const std::vector<RemoteSm
                                     Guid presumed_dead, LogSink& log) {
   std::vector<RemoteSm> read = ports;
   std::vector<bool> answered(read.size(), false);
-  SmpIssuer smp(d, [&log](const SmpSubject& what, const DrPath& path, const std::string& why) {
+  SmpIssuer smp(d, [&log](const SmpSubject& what, const DrPath& path, const SmpFailure& failure) {
     ibsm::log(log, LogLevel::debug, Subsystem::state, "{} (dr path {}): {}: left out of the election", what.text,
-              path, why);
+              path, failure.why);
   });
   std::array<uint8_t, wire::smp_data_size> payload{};
   wire::encode(self, payload);

@@ -157,6 +157,7 @@ SweepConfig SubnetManager::sweep_config() const {
   s.route = route_;
   s.partitions = partitions_;
   s.partition_options = PartitionOptions{config_.part_enforce, config_.allow_both_pkeys};
+  s.expects_peer = [this](Guid node, PortNum port) { return expects_peer(node, port); };
   return s;
 }
 
@@ -168,13 +169,15 @@ void SubnetManager::poll(Micros now) {
       if (now >= retry_at_) run_heavy_sweep();
       break;
     case st::master:
-      if (trapped) heavy_due_ = true;
+      if (trapped) want_heavy_sweep();
       if (handover_to_) {
         if (now >= handover_deadline_ && !handover_probe_) probe_handover();
         break;
       }
-      if (heavy_due_ && now >= retry_at_) {
+      if (heavy_due_ && now >= retry_at_ && (!retry_.pending() || retry_.due(now))) {
         run_heavy_sweep();
+      } else if (heavy_due_ && retry_.pending()) {
+        if (retry_.poll(now, dispatcher_)) dispatcher_.poll();
       } else if (!heavy_due_ && !multicast_pending_.empty()) {
         run_multicast_changes();
       } else if (!heavy_due_ && (light_due_ || (config_.sweep_interval > 0 && now >= next_light_))) {
@@ -220,7 +223,7 @@ Micros SubnetManager::next_deadline() const {
       if (handover_to_) {
         if (!handover_probe_) soonest(handover_deadline_);  // else the dispatcher's timer
       } else if (heavy_due_) {
-        soonest(std::max(retry_at_, now));
+        soonest(std::max({retry_at_, retry_.pending() ? retry_.next_deadline() : 0, now}));
       } else if (!multicast_pending_.empty() || light_due_) {
         soonest(now);
       } else if (config_.sweep_interval > 0) {
@@ -250,8 +253,7 @@ void SubnetManager::run_heavy_sweep() {
     last_error_ = report.status().message();
     log(log_, LogLevel::error, Subsystem::sweep, "heavy sweep failed: {}", last_error_);
     up_ = false;
-    heavy_due_ = true;
-    retry_at_ = now + kSecond;  // a subnet that cannot come up is retried every second
+    schedule_retry(now, {});
     return;
   }
   last_error_.clear();
@@ -267,15 +269,17 @@ void SubnetManager::run_heavy_sweep() {
   ++counters_.heavy_sweeps;
   lids_assigned_ = is_master();
   up_ = report->subnet_up;
+  count_missing(*report);
+  if (up_) last_up_subnet_ = report->subnet;
   if (up_) {
     log(log_, LogLevel::info, Subsystem::sweep, "SUBNET UP: {} nodes, {} mads in {:.3f} s",
         report->discovery.fabric.node_count(), report->total_mads(), static_cast<double>(now - t0) / 1e6);
+    retry_.succeeded();
   } else {
     log(log_, LogLevel::error, Subsystem::sweep, "subnet not up: {} problems",
         std::count_if(report->problems.begin(), report->problems.end(),
                       [](const SweepProblem& p) { return p.blocks_subnet_up(); }));
-    heavy_due_ = true;
-    retry_at_ = now + kSecond;
+    schedule_retry(now, report->problems);
   }
   // The SA first: its groups resolve their members in the new snapshot,
   // and the trees are built for those.
@@ -289,6 +293,47 @@ void SubnetManager::run_heavy_sweep() {
   standby_discovery_.reset();
   next_light_ = now + interval();
   if (on_sweep_) on_sweep_(*last_, now - t0);
+}
+
+bool SubnetManager::expects_peer(Guid node, PortNum port) const {
+  if (!last_up_subnet_ || config_.missing_node_sweeps == 0) return false;
+  const Fabric& f = last_up_subnet_->fabric;
+  const auto n = f.find_by_node_guid(node);
+  if (!n || port.value > f.node(*n).num_ports || !f.node(*n).port(port.value).connected()) return false;
+  const auto it = silent_peers_.find({node, port.value});
+  return it == silent_peers_.end() || it->second < config_.missing_node_sweeps;
+}
+
+// After each heavy sweep: how long each silent node the subnet had has been
+// silent. One that answers again, or whose neighbour's port went down (it is
+// not even looked for then), is forgotten; one silent too long is gone.
+void SubnetManager::count_missing(const SweepReport& report) {
+  std::map<std::pair<Guid, uint8_t>, uint32_t> now_silent;
+  for (const SweepProblem& p : report.problems) {
+    if (p.kind != SweepProblemKind::missing || !p.port) continue;
+    const auto key = std::pair{p.node, p.port->value};
+    const auto it = silent_peers_.find(key);
+    const uint32_t sweeps = (it == silent_peers_.end() ? 0 : it->second) + 1;
+    now_silent[key] = sweeps;
+    if (sweeps >= config_.missing_node_sweeps)
+      log(log_, LogLevel::warn, Subsystem::sweep,
+          "the node beyond port {} of {} stayed silent for {} heavy sweeps: taken as gone", key.second, key.first,
+          sweeps);
+  }
+  silent_peers_ = std::move(now_silent);
+}
+
+void SubnetManager::schedule_retry(Micros now, const std::vector<SweepProblem>& problems) {
+  heavy_due_ = true;
+  if (state_ != st::master) {
+    retry_at_ = now + kSecond;  // DISCOVERING: the local port is not up yet
+    return;
+  }
+  retry_.failed(now, problems, interval());
+  retry_at_ = 0;
+  log(log_, LogLevel::info, Subsystem::sweep, "heavy sweep again {} ({} failed in a row; probing the fabric every second)",
+      retry_.retry_at() <= now ? std::string("at once") : fmt::format("in {:.0f} s", (retry_.retry_at() - now) / 1e6),
+      retry_.failures());
 }
 
 bool SubnetManager::elect(const DiscoveryResult& discovery) {
@@ -320,7 +365,7 @@ bool SubnetManager::elect(const DiscoveryResult& discovery) {
 
 void SubnetManager::run_light_sweep() {
   if (!last_ || !last_->subnet) {
-    heavy_due_ = true;
+    want_heavy_sweep();
     return;
   }
   light_due_ = false;
@@ -345,7 +390,7 @@ void SubnetManager::run_light_sweep() {
   record_sweep(SweepRecord{"light", t0, clock_.now() - t0, r.mads, r.changed, up_});
   if (!r.changed) log(log_, LogLevel::debug, Subsystem::sweep, "light sweep: no change, {} mads", r.mads);
   if (r.changed) {
-    heavy_due_ = true;
+    want_heavy_sweep();
   } else {
     next_light_ = clock_.now() + interval();
   }
@@ -354,7 +399,7 @@ void SubnetManager::run_light_sweep() {
 void SubnetManager::poll_master(Micros now) {
   if (!master_) {
     enter(st::discovering, "no master to follow");
-    heavy_due_ = true;
+    want_heavy_sweep();
     return;
   }
   if (poll_in_flight_ || now < next_poll_) return;
@@ -396,7 +441,7 @@ void SubnetManager::on_poll_answer(Result<MadPacket> answer) {
   ++counters_.takeovers;
   presumed_dead_ = master_->port_guid;
   enter(st::discovering, "the master stopped answering");
-  heavy_due_ = true;
+  want_heavy_sweep();
   retry_at_ = 0;
 }
 
@@ -414,7 +459,7 @@ void SubnetManager::hand_over(const RemoteSm& to) {
         answered.status().message());
     handover_to_.reset();
     yielded_ = false;
-    heavy_due_ = true;
+    want_heavy_sweep();
   });
 }
 
@@ -441,7 +486,7 @@ void SubnetManager::probe_handover() {
     ++counters_.handover_timeouts;
     yielded_ = false;
     log(log_, LogLevel::warn, Subsystem::state, "no ACKNOWLEDGE from port {}: staying master", guid);
-    heavy_due_ = true;
+    want_heavy_sweep();
   });
 }
 
@@ -471,7 +516,7 @@ uint16_t SubnetManager::on_control(const SmControl& c) {
         enter(st::master, "HANDOVER received");
         (void)mirror_.apply_to(sa_, clock_.now());
       }
-      heavy_due_ = true;
+      want_heavy_sweep();
       retry_at_ = 0;
       // The answer (sent when this returns) goes first; the ACKNOWLEDGE is
       // queued behind it (IBA 14.4.1.2: the new master acknowledges).
@@ -500,7 +545,7 @@ uint16_t SubnetManager::on_control(const SmControl& c) {
     case ctl::discover:
       if (state_ != st::standby && state_ != st::not_active) return invalid;
       enter(st::discovering, "DISCOVER received");
-      heavy_due_ = true;
+      want_heavy_sweep();
       retry_at_ = 0;
       return ok;
     default:
@@ -596,7 +641,7 @@ void SubnetManager::reconfigure(const SmConfig& config) {
   agent_.set_priority(advertised_priority());
   dispatcher_.set_options(dispatcher_options(config_));
   perf_.set_options(perf_options(config_));
-  heavy_due_ = true;
+  want_heavy_sweep();
   log(log_, LogLevel::info, Subsystem::state, "configuration reloaded: priority {}, sweep interval {} s",
       config_.sm_priority, config_.sweep_interval);
 }
@@ -614,7 +659,7 @@ Status SubnetManager::leave_not_active(const char* why) {
     return failed_precondition_error(fmt::format("this sm is {}, not NOT ACTIVE", wire::sm_state_name(state_)));
   // Back in the game: discovery finds the master to follow.
   enter(st::discovering, why);
-  heavy_due_ = true;
+  want_heavy_sweep();
   retry_at_ = 0;
   return {};
 }
@@ -640,7 +685,7 @@ Status SubnetManager::request_light_sweep() {
 Status SubnetManager::request_reroute() {
   if (state_ != st::master)
     return failed_precondition_error(fmt::format("this sm is {}: only the master routes", wire::sm_state_name(state_)));
-  heavy_due_ = true;
+  want_heavy_sweep();
   retry_at_ = 0;
   return {};
 }

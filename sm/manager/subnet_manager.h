@@ -38,6 +38,7 @@
 #include "sm/config/sm_config.h"
 #include "sm/manager/election.h"
 #include "sm/manager/sweep_record.h"
+#include "sm/manager/sweep_retry.h"
 #include "sm/multicast/multicast_service.h"
 #include "sm/perfmgr/perf_manager.h"
 #include "sm/state/sm_agent.h"
@@ -94,7 +95,7 @@ class SubnetManager {
 
   // SIGHUP: a heavy sweep as soon as this SM is master, and the hot-reloadable
   // settings of `config` (sm_priority among them) from now on.
-  void request_heavy_sweep() { heavy_due_ = true; }
+  void request_heavy_sweep() { want_heavy_sweep(); }
   void reconfigure(const SmConfig& config);
 
   // Operator requests (the daemon's control socket, `ibsm ctl`). Each says
@@ -205,6 +206,13 @@ class SubnetManager {
   std::vector<MulticastGroupMembers> sa_groups() const;
   void run_multicast_changes();
   void run_heavy_sweep();
+  // A new event asks for a heavy sweep: at the next poll, a pending retry's
+  // backoff cut short.
+  void want_heavy_sweep() {
+    heavy_due_ = true;
+    retry_.bring_forward();
+  }
+  void schedule_retry(Micros now, const std::vector<SweepProblem>& problems);
   bool elect(const DiscoveryResult& discovery);
   void run_light_sweep();
   void poll_master(Micros now);
@@ -260,7 +268,15 @@ class SubnetManager {
   std::deque<SweepRecord> history_;
   void record_sweep(SweepRecord record);
   Micros next_light_ = 0;
-  Micros retry_at_ = 0;             // a sweep that failed is retried from here
+  Micros retry_at_ = 0;             // DISCOVERING: a sweep that failed is retried from here
+  SweepRetry retry_;                // MASTER: when a sweep that failed runs again
+  // The last subnet that was up: the nodes a sweep waits for when they go
+  // silent (missing), each port beyond which one is silent with how many
+  // heavy sweeps in a row it has been.
+  std::shared_ptr<const SubnetSnapshot> last_up_subnet_;
+  std::map<std::pair<Guid, uint8_t>, uint32_t> silent_peers_;
+  bool expects_peer(Guid node, PortNum port) const;
+  void count_missing(const SweepReport& report);
   // STANDBY: the polling of the master.
   Micros next_poll_ = 0;
   bool poll_in_flight_ = false;

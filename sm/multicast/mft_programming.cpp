@@ -71,8 +71,8 @@ class MftProgrammer {
   MftProgrammer(MadDispatcher& d, SweepState& state, const SubnetSnapshot& subnet, const MulticastTables& want,
                 LogSink& log, const MftProgramOptions& options)
       : state_(state), subnet_(subnet), want_(want), log_(log), options_(options),
-        smp_(d, [this](const SmpSubject& what, const DrPath& path, const std::string& why) {
-          problem(fmt::format("{} (dr path {}): {}", what.text, path, why));
+        smp_(d, [this](const SmpSubject& what, const DrPath& path, const SmpFailure& failure) {
+          problem(fmt::format("{} (dr path {}): {}", what.text, path, failure.why));
         }) {}
 
   MftProgramming run() {

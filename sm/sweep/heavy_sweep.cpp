@@ -24,10 +24,10 @@ class HeavySweep {
  public:
   HeavySweep(MadDispatcher& d, const Clock& clock, SweepState& state, const SweepConfig& config, LogSink& log)
       : d_(d), clock_(clock), state_(state), config_(config), log_(log),
-        smp_(d, [this](const SmpSubject& what, const DrPath& path, const std::string& why) {
+        smp_(d, [this](const SmpSubject& what, const DrPath& path, const SmpFailure& failure) {
           // Named by GUID and port; the rest of the fabric is still configured.
-          problem({SweepProblemKind::smp_failed, what.node, what.port,
-                   fmt::format("{} (dr path {}): {}", what.text, path, why)});
+          problem({failure.answered ? SweepProblemKind::smp_failed : SweepProblemKind::silent, what.node, what.port,
+                   fmt::format("{} (dr path {}): {}", what.text, path, failure.why), path});
         }) {}
 
   Result<SweepReport> run() {
@@ -77,9 +77,12 @@ class HeavySweep {
     o.keep_port_info = true;
     report_.discovery = discover_fabric(d_, o, log_);
     for (const auto& p : report_.discovery.problems)
-      report_.problems.push_back({SweepProblemKind::unreachable, p.via_node,
+      report_.problems.push_back({config_.expects_peer && config_.expects_peer(p.via_node, PortNum{p.via_port})
+                                      ? SweepProblemKind::missing
+                                      : SweepProblemKind::unreachable,
+                                  p.via_node,
                                   p.via_node.is_zero() ? std::nullopt : std::optional<PortNum>(PortNum{p.via_port}),
-                                  fmt::format("dr path {}: {}", p.path, p.what)});
+                                  fmt::format("dr path {}: {}", p.path, p.what), p.path});
   }
 
   // Logged at once, and kept in the report.

@@ -58,6 +58,11 @@ struct SweepConfig {
   // (sm/manager). false stops the sweep there, because this SM is not the
   // one to configure the subnet (another SM is master or outranks it).
   std::function<bool(const DiscoveryResult&)> after_discovery;
+  // Whether a node that did not answer beyond `port` of `node` is one the
+  // SM waits for (it answered in an earlier sweep and has not been silent
+  // too long): then it is `missing`, and the subnet is not up without it.
+  // Unset: every silent node is simply left out (`unreachable`).
+  std::function<bool(Guid node, PortNum port)> expects_peer;
 };
 
 struct PhaseReport {

@@ -14,8 +14,8 @@ class LightSweep {
  public:
   LightSweep(MadDispatcher& d, const SubnetSnapshot& last, LogSink& log)
       : d_(d), last_(last), log_(log),
-        smp_(d, [this](const SmpSubject& what, const DrPath&, const std::string& why) {
-          changed(what.text + (why.starts_with("status") || why.starts_with("unreadable") ? " answered with an error" : " does not answer: " + why));
+        smp_(d, [this](const SmpSubject& what, const DrPath&, const SmpFailure& failure) {
+          changed(what.text + (failure.answered ? " answered with an error" : " does not answer: " + failure.why));
         }) {}
 
   LightSweepResult run() {

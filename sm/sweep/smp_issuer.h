@@ -29,11 +29,18 @@ struct SmpSubject {
   SmpSubject(std::string what, Guid n, std::optional<PortNum> p = {}) : text(std::move(what)), node(n), port(p) {}
 };
 
+// Why an SMP failed: no answer at all (every attempt timed out: the node or
+// the path is silent), or an answer that was unreadable or had an error status.
+struct SmpFailure {
+  bool answered = false;
+  std::string why;
+};
+
 class SmpIssuer {
  public:
   using OnData = std::function<void(std::span<const uint8_t>)>;
   // (what was asked, where, why it failed)
-  using OnFailure = std::function<void(const SmpSubject&, const DrPath&, const std::string&)>;
+  using OnFailure = std::function<void(const SmpSubject&, const DrPath&, const SmpFailure&)>;
 
   SmpIssuer(MadDispatcher& d, OnFailure on_failure) : d_(d), on_failure_(std::move(on_failure)) {}
 

@@ -18,18 +18,22 @@ namespace ibsm {
 
 enum class SweepProblemKind : uint8_t {
   unreachable,    // discovery could not read what a path leads to: left out of the subnet
-  smp_failed,     // a configuring SMP went unanswered, unreadable or refused
+  missing,        // the same, for a node that answered before: the subnet is partial without it
+  silent,         // a configuring SMP got no answer at all (every attempt timed out)
+  smp_failed,     // a configuring SMP's answer was unreadable or refused (an error status)
   lft_cap,        // the LIDs exceed a switch's LinearFDBCap: its tables are not set
   no_route_in,    // no directed route enters a port, so it cannot be configured
   port_state,     // a port did not take the state it was asked for
   partition_cap,  // a port's P_Keys (or its peer's, to enforce) exceed its capacity
 };
-inline constexpr size_t kSweepProblemKinds = 6;
+inline constexpr size_t kSweepProblemKinds = 8;
 
 // "unreachable", "smp_failed", ...: metric labels and JSON.
 constexpr std::string_view sweep_problem_kind_name(SweepProblemKind kind) {
   switch (kind) {
     case SweepProblemKind::unreachable: return "unreachable";
+    case SweepProblemKind::missing: return "missing";
+    case SweepProblemKind::silent: return "silent";
     case SweepProblemKind::smp_failed: return "smp_failed";
     case SweepProblemKind::lft_cap: return "lft_cap";
     case SweepProblemKind::no_route_in: return "no_route_in";
@@ -47,11 +51,12 @@ struct SweepProblem {
   Guid node;
   std::optional<PortNum> port;
   std::string text;  // readable, by GUID and port: the log line
+  DrPath path;       // where the SMP that failed went (unreachable, silent, smp_failed)
 
   // An unreachable node is simply not part of the subnet, and a port without
   // room for all its P_Keys still works with those that fit: neither keeps
-  // the rest from being up. Every other problem leaves a reachable port
-  // short of its configuration.
+  // the rest from being up. Every other problem leaves a port short of its
+  // configuration, or (missing) a node the subnet had out of it.
   bool blocks_subnet_up() const {
     return kind != SweepProblemKind::unreachable && kind != SweepProblemKind::partition_cap;
   }
