@@ -175,6 +175,8 @@ void SubnetManager::poll(Micros now) {
         break;
       }
       if (heavy_due_ && now >= retry_at_ && (!retry_.pending() || retry_.due(now))) {
+        if (retry_.pending() && retry_.thawed())
+          log(log_, LogLevel::info, Subsystem::sweep, "the fabric answers again: heavy sweep now");
         run_heavy_sweep();
       } else if (heavy_due_ && retry_.pending()) {
         if (retry_.poll(now, dispatcher_)) dispatcher_.poll();

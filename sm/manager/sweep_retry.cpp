@@ -8,7 +8,7 @@
 namespace ibsm {
 
 void SweepRetry::succeeded() {
-  pending_ = thawed_ = false;
+  pending_ = thawed_ = by_probe_ = false;
   failures_ = 0;
   probes_.reset();
 }
@@ -16,7 +16,7 @@ void SweepRetry::succeeded() {
 void SweepRetry::failed(Micros now, const std::vector<SweepProblem>& problems, Micros cap) {
   ++failures_;
   pending_ = true;
-  thawed_ = false;
+  thawed_ = by_probe_ = false;
   // At once the first time; then 1 s, doubling, up to the cap.
   Micros delay = 0;
   if (failures_ > 1) {
@@ -26,12 +26,14 @@ void SweepRetry::failed(Micros now, const std::vector<SweepProblem>& problems, M
   retry_at_ = now + delay;
   next_probe_ = now + kProbeInterval;
   auto probes = std::make_shared<std::vector<Probe>>();
-  probes->push_back(Probe{DrPath{}});  // the local port: a sweep that could not run at all
+  // The sweep itself saw these paths silent: a probe that answers is the
+  // change. The local port was silent when the sweep could not run at all.
+  probes->push_back(Probe{DrPath{}, problems.empty()});
   for (const SweepProblem& p : problems) {
     if (probes->size() > kMaxProbes) break;
     if (p.kind != SweepProblemKind::silent && p.kind != SweepProblemKind::missing) continue;
     if (std::none_of(probes->begin(), probes->end(), [&](const Probe& q) { return q.path == p.path; }))
-      probes->push_back(Probe{p.path});
+      probes->push_back(Probe{p.path, true});
   }
   probes_ = std::move(probes);
 }
@@ -62,8 +64,8 @@ bool SweepRetry::poll(Micros now, MadDispatcher& dispatcher) {
           q.in_flight = false;
           if (!r.ok()) {
             q.silent_once = true;
-          } else if (q.silent_once && !thawed_) {
-            thawed_ = true;
+          } else if (q.silent_once && !by_probe_) {
+            thawed_ = by_probe_ = true;
             ++thaws_;
           }
         },

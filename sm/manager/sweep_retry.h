@@ -4,9 +4,9 @@
 // costs one heavy sweep per interval, not one a second (a heavy sweep of
 // the largest fabrics is 400k MADs). Between retries the fabric is probed
 // every second, cheaply: one NodeInfo Get, a single attempt, to the local
-// port and to a few of the paths that went silent. A path that was silent at
-// a probe and answers at a later one means the fabric came back (ibsim's
-// `Wait`, a switch that rebooted): the retry is then at once.
+// port and to a few of the paths that went silent. A path that was silent (in
+// the sweep, or at a probe) and answers a probe means the fabric came back
+// (ibsim's `Wait`, a switch that rebooted): the retry is then at once.
 //
 // Pure policy plus the probes' MADs, driven from SubnetManager::poll.
 #pragma once
@@ -39,6 +39,8 @@ class SweepRetry {
     if (pending_) thawed_ = true;
   }
   bool pending() const { return pending_; }
+  // A probe saw a silent path answer (not merely a new event).
+  bool thawed() const { return by_probe_; }
   Micros retry_at() const { return retry_at_; }
   // Time for the heavy sweep: the backoff ran out, or a probe saw the fabric back.
   bool due(Micros now) const { return pending_ && (now >= retry_at_ || thawed_); }
@@ -53,12 +55,13 @@ class SweepRetry {
  private:
   struct Probe {
     DrPath path;
-    bool silent_once = false;  // a probe of it went unanswered
+    bool silent_once = false;  // it went unanswered: in the sweep, or at a probe
     bool in_flight = false;
   };
 
   bool pending_ = false;
-  bool thawed_ = false;
+  bool thawed_ = false;    // the retry is due now
+  bool by_probe_ = false;  // because a probe saw the fabric answer again
   uint32_t failures_ = 0;
   uint64_t thaws_ = 0;
   Micros retry_at_ = 0;
