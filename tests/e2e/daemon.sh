@@ -16,17 +16,7 @@ daemon=$!
 stop_daemon() { kill "$daemon" 2>/dev/null || true; wait "$daemon" 2>/dev/null || true; }
 trap 'rc=$?; stop_daemon; (exit $rc); e2e_cleanup' EXIT
 
-# wait_for SECONDS DESCRIPTION COMMAND...: polls until COMMAND succeeds.
-wait_for() {
-  local seconds=$1 what=$2; shift 2
-  local i
-  for i in $(seq 1 $((seconds * 10))); do
-    "$@" && return 0
-    kill -0 "$daemon" 2>/dev/null || fail "the daemon exited while waiting for $what: $(tail -5 daemon.log)"
-    sleep 0.1
-  done
-  fail "timed out waiting for $what: $(tail -5 daemon.log)"
-}
+DAEMON_PID=$daemon
 ups() { grep -c "SUBNET UP" daemon.log 2>/dev/null || true; }
 more_ups_than() { [[ $(ups) -gt $1 ]]; }
 all_active() {

@@ -43,16 +43,8 @@ stop_all() {
 }
 trap 'rc=$?; stop_all; (exit $rc); e2e_cleanup' EXIT
 
-wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
-  local seconds=$1 what=$2; shift 2
-  local i
-  for i in $(seq 1 $((seconds * 10))); do
-    "$@" && return 0
-    kill -0 "$daemon" 2>/dev/null || fail "the daemon exited while waiting for $what: $(tail -5 daemon.err)"
-    sleep 0.1
-  done
-  fail "timed out waiting for $what: $(tail -5 daemon.log 2>/dev/null)"
-}
+DAEMON_PID=$daemon
+DAEMON_LOG=daemon.err
 in_file() { grep -qE -- "$2" "$1" 2>/dev/null; }
 
 wait_for 20 "READY=1" in_file notify.out '^READY=1 STATUS=MASTER: SUBNET UP, 7 nodes'

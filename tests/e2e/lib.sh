@@ -100,6 +100,22 @@ sm_daemon_stop() {
   DAEMON_PID=""
 }
 
+# wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND every 0.1 s until it
+# succeeds; fails when SECONDS pass, or at once when the daemon (DAEMON_PID,
+# if set) has exited, with the tail of DAEMON_LOG (default daemon.log).
+wait_for() {
+  local seconds=$1 what=$2; shift 2
+  local i
+  for i in $(seq 1 $((seconds * 10))); do
+    "$@" && return 0
+    if [[ -n ${DAEMON_PID:-} ]] && ! kill -0 "$DAEMON_PID" 2>/dev/null; then
+      fail "the daemon exited while waiting for $what: $(tail -5 "${DAEMON_LOG:-daemon.log}" 2>/dev/null)"
+    fi
+    sleep 0.1
+  done
+  fail "timed out waiting for $what: $(tail -5 "${DAEMON_LOG:-daemon.log}" 2>/dev/null)"
+}
+
 # mft_entries: what the switches' MFTs hold, as dump_mfts reads them (at
 # SIM_HOST, if set): "SWITCH_GUID MLID PORT" lines (0x%016x 0x%04x decimal),
 # sorted.

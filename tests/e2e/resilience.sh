@@ -24,16 +24,7 @@ LD_PRELOAD="$UMAD2SIM" "$IBSM" run -s 10 -f daemon.log -v --cache-dir cache --co
 daemon=$!
 trap 'rc=$?; kill "$daemon" 2>/dev/null; wait "$daemon" 2>/dev/null; (exit $rc); e2e_cleanup' EXIT
 
-wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
-  local seconds=$1 what=$2; shift 2
-  local i
-  for i in $(seq 1 $((seconds * 10))); do
-    "$@" && return 0
-    kill -0 "$daemon" 2>/dev/null || fail "the daemon exited while waiting for $what: $(tail -5 daemon.log)"
-    sleep 0.1
-  done
-  fail "timed out waiting for $what: $(tail -5 daemon.log)"
-}
+DAEMON_PID=$daemon
 count() { grep -c "$1" daemon.log 2>/dev/null || true; }
 more_than() { [[ $(count "$1") -gt $2 ]]; }
 all_active() {

@@ -157,4 +157,31 @@ class FailoverBench {
   std::vector<Sm> sms_;
 };
 
+// The manager tests' usual fabric: 2 leaves, 2 spines, 3 hosts a leaf.
+inline Fabric small_fabric() { return must_fabric(topogen::leaf_spine({.leaves = 2, .spines = 2, .hosts_per_leaf = 3})); }
+
+inline Guid port_guid(const Fabric& f, PortRef p) { return f.node(p.node).port(p.port).guid; }
+
+// Two SMs at the first two CAs, `first` priority on CA 0 and `second` on CA 1,
+// run until one is master and the other follows it.
+struct Pair {
+  FailoverBench b{small_fabric()};
+  std::vector<PortRef> cas = ca_ports(b.sim().topology());
+  size_t a = 0, c = 0;
+  Pair(uint8_t first, uint8_t second) {
+    a = b.start(cas[0], first);
+    c = b.start(cas[1], second);
+    b.run_for(3'000'000);
+    REQUIRE(b.masters() == 1);
+  }
+};
+
+// One SM at the first CA of `topology` with `config`, run until it is the
+// master of a subnet that is up.
+inline SubnetManager& start_master(FailoverBench& b, const SmConfig& config) {
+  const size_t i = b.start(ca_ports(b.sim().topology())[0], config);
+  REQUIRE(b.run_until_true([&] { return b.masters() == 1 && b.manager(i).subnet_up(); }, 3'000'000));
+  return b.manager(i);
+}
+
 }  // namespace ibsm::test

@@ -11,21 +11,6 @@ namespace {
 namespace st = wire::sm_state;
 constexpr Micros kSecond = 1'000'000;
 
-Fabric small_fabric() { return must_fabric(topogen::leaf_spine({.leaves = 2, .spines = 2, .hosts_per_leaf = 3})); }
-
-Guid port_guid(const Fabric& f, PortRef p) { return f.node(p.node).port(p.port).guid; }
-
-struct Pair {
-  FailoverBench b{small_fabric()};
-  std::vector<PortRef> cas = ca_ports(b.sim().topology());
-  size_t a = 0, c = 0;
-  Pair(uint8_t first, uint8_t second) {
-    a = b.start(cas[0], first);
-    c = b.start(cas[1], second);
-    b.run_for(3 * kSecond);
-    REQUIRE(b.masters() == 1);
-  }
-};
 
 TEST_CASE("a light sweep on request runs at the next poll, on the master only", "[manager][operations]") {
   FailoverBench b(small_fabric());

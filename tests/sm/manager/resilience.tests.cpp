@@ -66,16 +66,15 @@ TEST_CASE("a new master keeps the lids the ports hold, even against its own old 
 
 size_t count_kind(const SweepReport& r, SweepProblemKind kind) { return count_problems(r.problems, kind); }
 
+Fabric three_leaves() { return must_fabric(topogen::leaf_spine({.leaves = 3, .spines = 2, .hosts_per_leaf = 2})); }
+
 TEST_CASE("a silent node that answered before leaves the subnet partial, retried with backoff, up once it answers",
           "[manager][resilience]") {
-  FailoverBench b(must_fabric(topogen::leaf_spine({.leaves = 3, .spines = 2, .hosts_per_leaf = 2})));
-  const std::vector<PortRef> cas = ca_ports(b.sim().topology());
+  FailoverBench b(three_leaves());
   SmConfig config = b.config(1);
   config.sweep_interval = 10;  // the backoff's cap
   config.missing_node_sweeps = 10;  // not gone within the test
-  b.start(cas[0], config);
-  SubnetManager& m = b.manager(0);
-  REQUIRE(b.run_until_true([&] { return b.masters() == 1 && m.subnet_up(); }, 3 * kSecond));
+  SubnetManager& m = start_master(b, config);
   const NodeIndex leaf = *b.sim().topology().find_by_name("leaf-2");
   b.sim().set_unresponsive(leaf);  // hung: its links stay up, its SMA answers nothing
   m.request_heavy_sweep();
@@ -103,14 +102,11 @@ TEST_CASE("a silent node that answered before leaves the subnet partial, retried
 
 TEST_CASE("a node silent for missing_node_sweeps heavy sweeps is taken as gone, and the rest is up",
           "[manager][resilience]") {
-  FailoverBench b(must_fabric(topogen::leaf_spine({.leaves = 3, .spines = 2, .hosts_per_leaf = 2})));
-  const std::vector<PortRef> cas = ca_ports(b.sim().topology());
+  FailoverBench b(three_leaves());
   SmConfig config = b.config(1);
   config.sweep_interval = 2;
   config.missing_node_sweeps = 2;
-  b.start(cas[0], config);
-  SubnetManager& m = b.manager(0);
-  REQUIRE(b.run_until_true([&] { return b.masters() == 1 && m.subnet_up(); }, 3 * kSecond));
+  SubnetManager& m = start_master(b, config);
   b.sim().set_unresponsive(*b.sim().topology().find_by_name("leaf-2"));
   m.request_heavy_sweep();
   b.run_for(50'000);
@@ -122,13 +118,10 @@ TEST_CASE("a node silent for missing_node_sweeps heavy sweeps is taken as gone, 
 }
 
 TEST_CASE("with missing_node_sweeps 0 a silent node is gone at once, as OpenSM", "[manager][resilience]") {
-  FailoverBench b(must_fabric(topogen::leaf_spine({.leaves = 3, .spines = 2, .hosts_per_leaf = 2})));
-  const std::vector<PortRef> cas = ca_ports(b.sim().topology());
+  FailoverBench b(three_leaves());
   SmConfig config = b.config(1);
   config.missing_node_sweeps = 0;
-  b.start(cas[0], config);
-  SubnetManager& m = b.manager(0);
-  REQUIRE(b.run_until_true([&] { return b.masters() == 1 && m.subnet_up(); }, 3 * kSecond));
+  SubnetManager& m = start_master(b, config);
   b.sim().set_unresponsive(*b.sim().topology().find_by_name("leaf-2"));
   m.request_heavy_sweep();
   b.run_for(50'000);
