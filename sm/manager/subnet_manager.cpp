@@ -81,6 +81,9 @@ SubnetManager::SubnetManager(Transport& port, const Clock& clock, const SmConfig
   // Every SA-class MAD: the mirror's answers first, then the SA itself. The
   // SA answers whatever the SM is doing, from the last published snapshot.
   dispatcher_.set_class_handler(wire::mgmt_class::subn_adm, [this](const MadPacket& p) { on_sa_mad(p); });
+  sa_.set_answer_listener([this](const sa::SaAnswerKind&, Micros arrived) {
+    sa_latency_.observe(static_cast<double>(clock_.now() - arrived) / 1e6);
+  });
   agent_.set_trap_listener([this](const wire::Notice& n) { sa_.publish(n, clock_.now()); });
   agent_.set_control_handler([this](const SmControl& c) { return on_control(c); });
   agent_.set_sm_requester_check(
@@ -246,6 +249,8 @@ void SubnetManager::run_heavy_sweep() {
     return;
   }
   last_error_.clear();
+  record_sweep(report->stopped_after_discovery ? SweepKind::discovery : SweepKind::heavy, t0, now,
+               report->total_mads());
   if (report->stopped_after_discovery) {
     ++counters_.discovery_sweeps;
     standby_discovery_ = std::move(report->discovery);
@@ -315,6 +320,8 @@ void SubnetManager::run_light_sweep() {
     return;
   }
   ++counters_.light_sweeps;
+  const Micros t0 = clock_.now();
+  const uint64_t sent0 = dispatcher_.stats().sent;
   LightSweepResult r = light_sweep(dispatcher_, *last_->subnet, log_);
   if (!r.changed && !sm_ports_.empty()) {
     // A standby's priority may have changed (an operator's SIGHUP), or an SM
@@ -328,11 +335,19 @@ void SubnetManager::run_light_sweep() {
     }
     if (now_known.size() != others_.size()) r.changed = true;  // one stopped or started answering: look again
   }
+  // The light sweep's MADs are what the dispatcher sent meanwhile (SMInfo
+  // reads included, and any answer the agents sent from within its waits).
+  record_sweep(SweepKind::light, t0, clock_.now(), dispatcher_.stats().sent - sent0);
   if (r.changed) {
     heavy_due_ = true;
   } else {
     next_light_ = clock_.now() + interval();
   }
+}
+
+void SubnetManager::record_sweep(SweepKind kind, Micros started, Micros ended, uint64_t mads) {
+  sweep_stats_[static_cast<size_t>(kind)].record(ended - started, mads);
+  last_sweep_end_ = ended;
 }
 
 void SubnetManager::poll_master(Micros now) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "mad/base/log.h"
 #include "mad/dispatcher.h"
 #include "routing/engine.h"
+#include "routing/route_check.h"
 #include "sm/discovery/discovery.h"
 #include "sm/fabric/partitions_conf.h"
 #include "sm/fabric/subnet_snapshot.h"
@@ -33,6 +35,9 @@ struct SweepRoutes {
   // the route function did not check.
   std::string check;
   bool check_ok = true;
+  // The same verdict, structured (pairs, link load, the CDG's), for the
+  // metrics; empty when the route function did not check.
+  std::optional<routing::RouteCheck> route_check;
   // The SL of a path, from the engine used (SA PathRecords); empty when it
   // assigns none (every path SL 0).
   std::function<uint8_t(Lid source, Lid destination)> path_sl;

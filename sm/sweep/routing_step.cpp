@@ -28,7 +28,7 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
     // Judge the tables before they are programmed, with the words `ibsm
     // check` prints. A failed check is logged, not fatal: the tables are the
     // best the chain could do, and routing part of a fabric beats none.
-    const routing::RouteCheck check =
+    routing::RouteCheck check =
         routing::check_routes(snapshot, r.lfts, {.pairs = {.max_problems = 3}, .engine = r.engine});
     r.check = check.to_string();
     r.check_ok = check.ok();
@@ -36,6 +36,7 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
     for (const std::string& problem : check.pairs.problems) {
       ibsm::log(*sink, LogLevel::warn, Subsystem::routing, "routing check: {}", problem);
     }
+    r.route_check = std::move(check);
     return r;
   });
 }
