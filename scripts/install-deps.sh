@@ -9,6 +9,8 @@ packages=(
   libsystemd-dev  # sd_notify for the Type=notify unit (tools/os only)
   ibsim-utils infiniband-diags ibutils opensm
   python3  # the SA end-to-end tests compare JSON answers with python3
+  libcpp-httplib-dev  # the daemon's HTTP listener (metrics_listen)
+  python3-prometheus-client curl  # e2e.metrics scrapes /metrics and parses it
 )
 if [[ "${IBSM_CROSS:-1}" == 1 ]]; then
   # The embedded-profile core, cross-compiled for aarch64 and tested under qemu.
