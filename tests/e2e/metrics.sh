@@ -65,10 +65,12 @@ print(len(families), "families,", sum(len(f.samples) for f in families), "sample
 PY
 
 # Against the log: "SUBNET UP: N nodes, M mads in S s" and the routing check.
-up_line=$(grep "SUBNET UP" daemon.log | tail -1)
+# (the sweep's line, not systemd's "ready: MASTER: SUBNET UP, ...")
+up_re='SUBNET UP: [0-9]+ nodes, [0-9]+ mads'
+up_line=$(grep -E "$up_re" daemon.log | tail -1)
 nodes=$(sed -E 's/.*SUBNET UP: ([0-9]+) nodes, ([0-9]+) mads.*/\1/' <<<"$up_line")
 mads=$(sed -E 's/.*SUBNET UP: ([0-9]+) nodes, ([0-9]+) mads.*/\2/' <<<"$up_line")
-ups=$(grep -c "SUBNET UP" daemon.log)
+ups=$(grep -cE "$up_re" daemon.log)
 check=$(grep -oE 'routing check \([a-z]+\): [0-9]+/[0-9]+ pairs delivered.*' daemon.log | tail -1)
 engine=$(sed -E 's/routing check \(([a-z]+)\).*/\1/' <<<"$check")
 pairs=$(sed -E 's/routing check \([a-z]+\): [0-9]+\/([0-9]+) pairs.*/\1/' <<<"$check")

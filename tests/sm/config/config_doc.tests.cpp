@@ -75,6 +75,14 @@ TEST_CASE("each key is reloadable or restart-only as the daemon applies it", "[c
       {"partition_config_file", true},  // the daemon re-reads it
       {"part_enforce", true},
       {"allow_both_pkeys", true},
+      {"perfmgr", true},                // the performance manager is reconfigured
+      {"perfmgr_sweep_time_s", true},
+      {"perfmgr_max_outstanding_queries", true},
+      {"perfmgr_ignore_cas", true},
+      {"perfmgr_rm_nodes", true},
+      {"perfmgr_log_errors", true},
+      {"perfmgr_query_cpi", true},
+      {"metrics_listen", false},        // the listener is bound at start
   };
   for (const ConfigKey& k : config_keys()) {
     INFO(k.key);
