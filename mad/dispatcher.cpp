@@ -53,7 +53,10 @@ void MadDispatcher::transmit(uint32_t tid, Pending& p) {
   ++stats_.sent;
   if (p.attempts > 1) ++stats_.retries;
   auto h = wire::decode_mad_header(p.packet.data);
-  if (h.ok()) ++stats_.sent_by_kind[DispatcherStats::kind_key(h->mgmt_class, h->method, h->attr_id)];
+  if (!h.ok()) return;
+  const uint32_t kind = DispatcherStats::kind_key(h->mgmt_class, h->method, h->attr_id);
+  ++stats_.sent_by_kind[kind];
+  if (p.attempts > 1) ++stats_.retries_by_kind[kind];
 }
 
 void MadDispatcher::fill_window() {
@@ -118,6 +121,8 @@ void MadDispatcher::retry_or_fail(uint32_t tid) {
   Pending failed = std::move(p);
   in_flight_.erase(it);
   ++stats_.timeouts;
+  if (auto h = wire::decode_mad_header(failed.packet.data); h.ok())
+    ++stats_.timeouts_by_kind[DispatcherStats::kind_key(h->mgmt_class, h->method, h->attr_id)];
   if (failed.done) failed.done(timeout_error(fmt::format("no response after {} attempts", failed.attempts)));
 }
 

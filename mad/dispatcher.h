@@ -40,9 +40,16 @@ struct DispatcherStats {
   // Sent requests by (management class, method, attribute): counts that do not
   // depend on machine noise, for benchmarks.
   std::map<uint32_t, uint64_t> sent_by_kind;
+  // Of those, the resends, and the requests that ran out of attempts, by the
+  // same key: which attribute goes unanswered (the metrics export them).
+  std::map<uint32_t, uint64_t> retries_by_kind;
+  std::map<uint32_t, uint64_t> timeouts_by_kind;
   static uint32_t kind_key(uint8_t mgmt_class, uint8_t method, uint16_t attr) {
     return (uint32_t{mgmt_class} << 24) | (uint32_t{method} << 16) | attr;
   }
+  static uint8_t kind_class(uint32_t key) { return static_cast<uint8_t>(key >> 24); }
+  static uint8_t kind_method(uint32_t key) { return static_cast<uint8_t>(key >> 16); }
+  static uint16_t kind_attr(uint32_t key) { return static_cast<uint16_t>(key); }
 };
 
 // What one request may change of the dispatcher's defaults: the standby's

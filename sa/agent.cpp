@@ -145,6 +145,7 @@ void SaAgent::publish(const wire::Notice& notice, Micros now) {
 
 void SaAgent::handle(const MadPacket& packet, Micros now) {
   ++counters_.received;
+  arrived_ = now;
   const std::span<const uint8_t> mad(packet.data);
   auto header = wire::decode_mad_header(mad);
   if (!header.ok() || header->base_version != wire::mad_base_version || header->mgmt_class != wire::mgmt_class::subn_adm) {
@@ -321,6 +322,15 @@ void SaAgent::send_result(const MadAddress& peer, std::span<const uint8_t> heade
   ++counters_.answered;
   ++counters_.rmpp_answers;
   remember_request(rmpp::session_key(peer, out), header.first(kHeaderBytes), request_data);
+  note_answer(header, wire::mad_status::ok);
+}
+
+void SaAgent::note_answer(std::span<const uint8_t> request_header, uint16_t status) {
+  auto h = wire::decode_mad_header(request_header);
+  if (!h.ok()) return;
+  const SaAnswerKind kind{h->attr_id, h->method, status};
+  ++counters_.answers_by_kind[kind];
+  if (on_answer_) on_answer_(kind, arrived_);
 }
 
 bool SaAgent::same_request(const rmpp::SessionKey& key, std::span<const uint8_t> header,
@@ -353,6 +363,7 @@ void SaAgent::send_single(const MadAddress& peer, std::span<const uint8_t> heade
   const size_t n = std::min(data.size(), wire::sa_data_size);
   std::copy(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(n), out.data.begin() + kHeaderBytes);
   sink_(out);
+  note_answer(header, status);
 }
 
 void SaAgent::poll(Micros now) {

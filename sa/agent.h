@@ -33,6 +33,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -67,6 +68,15 @@ struct SaAgentOptions {
   McGroupsOptions multicast;
 };
 
+// What an answer was: the request's attribute and method, and the status
+// the answer carried (0: success).
+struct SaAnswerKind {
+  uint16_t attribute = 0;
+  uint8_t method = 0;
+  uint16_t status = 0;
+  auto operator<=>(const SaAnswerKind&) const = default;
+};
+
 struct SaAgentCounters {
   uint64_t received = 0;          // SA MADs handed to handle()
   uint64_t requests = 0;          // requests read (a reassembled transfer counts once)
@@ -80,6 +90,8 @@ struct SaAgentCounters {
   uint64_t rmpp_refused = 0;      // too many transfers active: answered NO_RESOURCES
   uint64_t rmpp_requests = 0;     // requests that came as RMPP transfers
   uint64_t report_responses = 0;  // ReportResponses to our Reports
+  // Every answered request by its kind (answered + errors in all).
+  std::map<SaAnswerKind, uint64_t> answers_by_kind;
 };
 
 struct SaImportResult {
@@ -142,6 +154,11 @@ class SaAgent {
   std::optional<Micros> next_deadline() const;
 
   const SaAgentCounters& counters() const { return counters_; }
+  // Called as each answer's first MAD has gone to the sink, with the `now`
+  // the request was handed over at: the owner, which has a clock, measures
+  // the latency (the agent has none).
+  using AnswerListener = std::function<void(const SaAnswerKind& kind, Micros arrived)>;
+  void set_answer_listener(AnswerListener listener) { on_answer_ = std::move(listener); }
   const rmpp::RmppSessions& rmpp_sessions() const { return rmpp_; }
   const ServiceRegistry& services() const { return services_; }
   const Subscriptions& subscriptions() const { return subscriptions_; }
@@ -165,6 +182,8 @@ class SaAgent {
   // Traps 66/67 for the groups created and deleted since the last call.
   void publish_multicast_events(Micros now);
   void remember_request(const rmpp::SessionKey& key, std::span<const uint8_t> header, std::span<const uint8_t> data);
+  // Counts the answer to the request whose header is `request_header`.
+  void note_answer(std::span<const uint8_t> request_header, uint16_t status);
 
   rmpp::MadSink sink_;
   SaAgentOptions options_;
@@ -176,6 +195,8 @@ class SaAgent {
   Subscriptions subscriptions_;
   MulticastRegistry multicast_;
   SaAgentCounters counters_;
+  AnswerListener on_answer_;
+  Micros arrived_ = 0;  // the `now` of the request being handled
   // Subscriptions imported before the first snapshot, installed with it.
   std::optional<std::vector<wire::InformInfoRecord>> pending_import_;
   std::optional<std::vector<wire::McMemberRecord>> pending_multicast_import_;

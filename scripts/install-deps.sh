@@ -10,6 +10,8 @@ packages=(
   ibsim-utils infiniband-diags ibutils opensm
   python3  # the SA end-to-end tests compare JSON answers with python3
   chromium  # the status page's end-to-end test renders it headless
+  libcpp-httplib-dev  # the daemon's HTTP listener (metrics_listen)
+  python3-prometheus-client curl  # e2e.metrics scrapes /metrics and parses it
 )
 if [[ "${IBSM_CROSS:-1}" == 1 ]]; then
   # The embedded-profile core, cross-compiled for aarch64 and tested under qemu.

@@ -26,6 +26,7 @@
 #include "tools/command.h"
 #include "tools/daemon_control.h"
 #include "tools/os/control_socket.h"
+#include "tools/daemon_pages.h"
 #include "tools/os/engine_files.h"
 #include "tools/os/file_log.h"
 #include "tools/os/files.h"
@@ -478,6 +479,11 @@ int cmd_run(int argc, char** argv) {
     run_loop(m, **transport, clock, [&] { return once_done(m); }, {[&] { on_hup(m); }, on_reopen_log, {}});
     return once_result(m);
   }
+  // metrics_listen: a failed bind is logged and the SM runs on without its
+  // metrics (a second SM on this host, say): the subnet matters more.
+  auto pages = DaemonPages::start(config, log);
+  if (!pages.ok()) ibsm::log(log, LogLevel::error, Subsystem::tools, "{}; no metrics served", pages.status().message());
+  DaemonPages* served = pages.ok() ? pages->get() : nullptr;
   // Type=notify: ready once the first sweep settled (master, subnet up or
   // not; or standby), as -o would have stopped there.
   SystemdNotifier systemd;
@@ -514,6 +520,7 @@ int cmd_run(int argc, char** argv) {
   auto after_poll = [&] {
     tell_systemd();
     if (control_server) control->serve(*control_server);
+    if (served) served->after_poll(m, clock.now());
   };
   run_loop(m, **transport, clock, [] { return false; }, {[&] { on_hup(m); }, on_reopen_log, after_poll});
   systemd.stopping();

@@ -10,6 +10,7 @@
 
 #include "routing/chain.h"
 #include "routing/registry.h"
+#include "sm/config/listen_address.h"
 
 namespace ibsm {
 namespace {
@@ -98,6 +99,13 @@ std::string set_part_enforce(SmConfig& c, std::string_view v) {
   return {};
 }
 std::string get_part_enforce(const SmConfig& c) { return std::string(part_enforce_name(c.part_enforce)); }
+
+std::string set_metrics_listen(SmConfig& c, std::string_view v) {
+  auto a = parse_listen_address(v);
+  if (!a.ok()) return a.status().message();
+  c.metrics_listen = std::string(v);
+  return {};
+}
 
 // The table. `help` says what a key means; write_config() adds its default
 // and whether SIGHUP applies it. hot_reload is true only where a SIGHUP
@@ -192,6 +200,9 @@ constexpr ConfigKey kKeys[] = {
      set_bool<&SmConfig::perfmgr_log_errors>, get_bool<&SmConfig::perfmgr_log_errors>},
     {"perfmgr_query_cpi", "ask each node's PMA ClassPortInfo first (PortCountersExtended supported?)", true,
      set_bool<&SmConfig::perfmgr_query_cpi>, get_bool<&SmConfig::perfmgr_query_cpi>},
+    {"metrics_listen", "ADDRESS:PORT serving Prometheus metrics on GET /metrics; empty or off: none. 9464 is in "
+     "Prometheus's exporter port range; the loopback default shows them to this host only (another address is "
+     "logged as a warning)", false, set_metrics_listen, get_string<&SmConfig::metrics_listen>},
 };
 
 }  // namespace

@@ -76,6 +76,9 @@ struct SmConfig {
   bool perfmgr_rm_nodes = true;                   // perfmgr_rm_nodes
   bool perfmgr_log_errors = true;                 // perfmgr_log_errors
   bool perfmgr_query_cpi = true;                  // perfmgr_query_cpi
+  // metrics_listen: ADDRESS:PORT of the Prometheus /metrics listener; empty
+  // or "off": none (sm/config/listen_address.h).
+  std::string metrics_listen = "127.0.0.1:9464";
 };
 
 // One row of the table.

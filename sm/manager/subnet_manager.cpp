@@ -81,6 +81,9 @@ SubnetManager::SubnetManager(Transport& port, const Clock& clock, const SmConfig
   // Every SA-class MAD: the mirror's answers first, then the SA itself. The
   // SA answers whatever the SM is doing, from the last published snapshot.
   dispatcher_.set_class_handler(wire::mgmt_class::subn_adm, [this](const MadPacket& p) { on_sa_mad(p); });
+  sa_.set_answer_listener([this](const sa::SaAnswerKind&, Micros arrived) {
+    sa_latency_.observe(static_cast<double>(clock_.now() - arrived) / 1e6);
+  });
   agent_.set_trap_listener([this](const wire::Notice& n) { sa_.publish(n, clock_.now()); });
   agent_.set_control_handler([this](const SmControl& c) { return on_control(c); });
   agent_.set_sm_requester_check(
@@ -196,11 +199,6 @@ void SubnetManager::poll(Micros now) {
   if (is_master() && !handover_to_ && perf_.poll(now, subnet_)) dispatcher_.poll();
 }
 
-void SubnetManager::record_sweep(SweepRecord record) {
-  history_.push_back(record);
-  if (history_.size() > kSweepHistory) history_.pop_front();
-}
-
 void SubnetManager::serve_arrivals() {
   const Micros now = clock_.now();
   dispatcher_.poll();
@@ -249,8 +247,8 @@ void SubnetManager::run_heavy_sweep() {
   const Micros t0 = clock_.now();
   auto report = heavy_sweep(dispatcher_, clock_, sweep_state_, sc, log_);
   const Micros now = clock_.now();
-  record_sweep(SweepRecord{report.ok() && report->stopped_after_discovery ? "discovery" : "heavy", t0, now - t0,
-                           report.ok() ? report->total_mads() : 0, false, report.ok() && report->subnet_up});
+  record_sweep(report.ok() && report->stopped_after_discovery ? SweepKind::discovery : SweepKind::heavy, t0, now,
+               report.ok() ? report->total_mads() : 0, report.ok(), false, report.ok() && report->subnet_up);
   if (!report.ok()) {
     last_error_ = report.status().message();
     log(log_, LogLevel::error, Subsystem::sweep, "heavy sweep failed: {}", last_error_);
@@ -373,6 +371,7 @@ void SubnetManager::run_light_sweep() {
   light_due_ = false;
   ++counters_.light_sweeps;
   const Micros t0 = clock_.now();
+  const uint64_t sent0 = dispatcher_.stats().sent;
   LightSweepResult r = light_sweep(dispatcher_, *last_->subnet, log_);
   if (!r.changed && !sm_ports_.empty()) {
     // A standby's priority may have changed (an operator's SIGHUP), or an SM
@@ -389,13 +388,27 @@ void SubnetManager::run_light_sweep() {
     // sweep): the status and an operator's handover read it.
     others_ = std::move(now_known);
   }
-  record_sweep(SweepRecord{"light", t0, clock_.now() - t0, r.mads, r.changed, up_});
+  // The light sweep's MADs are what the dispatcher sent meanwhile (SMInfo
+  // reads included, and any answer the agents sent from within its waits).
+  record_sweep(SweepKind::light, t0, clock_.now(), dispatcher_.stats().sent - sent0, true, r.changed, up_);
   if (!r.changed) log(log_, LogLevel::debug, Subsystem::sweep, "light sweep: no change, {} mads", r.mads);
   if (r.changed) {
     want_heavy_sweep();
   } else {
     next_light_ = clock_.now() + interval();
   }
+}
+
+// One sweep ended: its record in the history, and, when it ran (a heavy
+// sweep that could not run at all is history only), its kind's duration and
+// MADs for the metrics.
+void SubnetManager::record_sweep(SweepKind kind, Micros started, Micros ended, uint64_t mads, bool ran, bool changed,
+                                 bool subnet_up) {
+  history_.push_back(SweepRecord{sweep_kind_name(kind), started, ended - started, mads, changed, subnet_up});
+  if (history_.size() > kSweepHistory) history_.pop_front();
+  if (!ran) return;
+  sweep_stats_[static_cast<size_t>(kind)].record(ended - started, mads);
+  last_sweep_end_ = ended;
 }
 
 void SubnetManager::poll_master(Micros now) {

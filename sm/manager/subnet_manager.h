@@ -20,6 +20,7 @@
 // election reads the state when discovery is done.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -39,6 +40,8 @@
 #include "sm/manager/election.h"
 #include "sm/manager/sweep_record.h"
 #include "sm/manager/sweep_retry.h"
+#include "sm/manager/sweep_stats.h"
+#include "sm/metrics/histogram.h"
 #include "sm/multicast/multicast_service.h"
 #include "sm/perfmgr/perf_manager.h"
 #include "sm/state/sm_agent.h"
@@ -151,6 +154,13 @@ class SubnetManager {
   bool subnet_up() const { return up_; }
   const SweepState& sweep_state() const { return sweep_state_; }
   const ManagerCounters& counters() const { return counters_; }
+  // The durations and MADs of the sweeps of one kind; when the last sweep of
+  // any kind ended (nullopt: none yet).
+  const SweepKindStats& sweep_stats(SweepKind kind) const { return sweep_stats_[static_cast<size_t>(kind)]; }
+  std::optional<Micros> last_sweep_end() const { return last_sweep_end_; }
+  // The SA's answers: seconds from a request's hand-over to the SA (from the
+  // dispatcher's receive) to its answer's first MAD, in this SM's clock.
+  const metrics::Histogram& sa_latency() const { return sa_latency_; }
   MadDispatcher& dispatcher() { return dispatcher_; }
   const MadDispatcher& dispatcher() const { return dispatcher_; }
   const SmAgent& sm_agent() const { return agent_; }
@@ -158,6 +168,7 @@ class SubnetManager {
   // master, over subnet(); its table is what the metrics read.
   const PerfManager& perf() const { return perf_; }
   sa::SaAgent& sa() { return sa_; }
+  const sa::SaAgent& sa() const { return sa_; }
   const sa::SaMirror& mirror() const { return mirror_; }
   // The advertised SMInfo (priority elevated when master and configured so).
   wire::SmInfo sm_info() const { return agent_.sm_info(true); }
@@ -266,7 +277,6 @@ class SubnetManager {
   bool yielded_ = false;            // request_handover(): advertise priority 0
   static constexpr SweepRecord kNoSweep{};
   std::deque<SweepRecord> history_;
-  void record_sweep(SweepRecord record);
   Micros next_light_ = 0;
   Micros retry_at_ = 0;             // DISCOVERING: a sweep that failed is retried from here
   SweepRetry retry_;                // MASTER: when a sweep that failed runs again
@@ -287,6 +297,11 @@ class SubnetManager {
   bool handover_probe_ = false;  // reading the SM asked, after no ACKNOWLEDGE came
   uint64_t generation_ = 0;
   ManagerCounters counters_;
+  void record_sweep(SweepKind kind, Micros started, Micros ended, uint64_t mads, bool ran, bool changed,
+                    bool subnet_up);
+  std::array<SweepKindStats, kSweepKinds.size()> sweep_stats_;
+  std::optional<Micros> last_sweep_end_;
+  metrics::Histogram sa_latency_{metrics::request_latency_buckets()};
   MulticastService multicast_;
   MulticastGroupSource multicast_groups_;
   // Changes waiting for the next poll, one per MLID, the latest: the members

@@ -86,11 +86,11 @@ void SmAgent::on_request(const MadPacket& request) {
     sweep_requested_ = true;
     log(log_, LogLevel::info, Subsystem::state, "trap from lid {}: heavy sweep due", request.address.lid);
     respond(request, wire::make_response(request.data));  // TrapRepress
-    if (trap_listener_) {
-      auto notice = wire::decode_notice(
-          std::span<const uint8_t>(request.data).subspan(wire::smp_data_offset, wire::notice_size_without_gid));
-      if (notice.ok()) trap_listener_(*notice);
-    }
+    auto notice = wire::decode_notice(
+        std::span<const uint8_t>(request.data).subspan(wire::smp_data_offset, wire::notice_size_without_gid));
+    if (!notice.ok()) return;
+    if (notice->is_generic) ++counters_.traps_by_number[notice->trap_number];
+    if (trap_listener_) trap_listener_(*notice);
     return;
   }
   if (attr == wire::smp_attr::sm_info && (method == wire::method::get || method == wire::method::set)) {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 
 #include "mad/base/log.h"
 #include "mad/dispatcher.h"
@@ -40,6 +41,9 @@ struct SmAgentCounters {
   uint64_t sm_key_refusals = 0;   // SMInfo Sets refused for a wrong SM_Key
   uint64_t invalid_controls = 0;  // unknown modifier, or not valid in our state
   uint64_t answered = 0;          // every response the agent sent
+  // Generic traps by TrapNumber (IBA 14.2.5: 128 link state, 144 capability
+  // change...); vendor traps and unreadable notices count in `traps` only.
+  std::map<uint16_t, uint64_t> traps_by_number;
 };
 
 class SmAgent {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "mad/dispatcher.h"
 #include "routing/engine.h"
 #include "routing/port_routes.h"
+#include "routing/route_check.h"
 #include "sm/discovery/discovery.h"
 #include "sm/fabric/partitions_conf.h"
 #include "sm/fabric/subnet_snapshot.h"
@@ -37,6 +39,9 @@ struct SweepRoutes {
   // The checker's routed load per switch port (CheckSummary::port_routes):
   // what the status page colours the fabric by; empty when not checked.
   std::vector<routing::PortRoutes> port_routes;
+  // The same verdict, structured (pairs, link load, the CDG's), for the
+  // metrics; empty when the route function did not check.
+  std::optional<routing::RouteCheck> route_check;
   // The SL of a path, from the engine used (SA PathRecords); empty when it
   // assigns none (every path SL 0).
   std::function<uint8_t(Lid source, Lid destination)> path_sl;

@@ -37,6 +37,7 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
     for (const std::string& problem : check.pairs.problems) {
       ibsm::log(*sink, LogLevel::warn, Subsystem::routing, "routing check: {}", problem);
     }
+    r.route_check = std::move(check);
     return r;
   });
 }

@@ -26,7 +26,7 @@ trap 'rc=$?; sm_daemon_stop; set +e; (exit $rc); e2e_cleanup' EXIT
 up_count() {  # up_count N: wait (20 s at most) until the daemon has logged N subnets up
   local i
   for i in $(seq 1 200); do
-    [[ $(grep -c "SUBNET UP" daemon.log 2> /dev/null || true) -ge $1 ]] && return 0
+    [[ $(grep -cE "SUBNET UP: [0-9]+ nodes" daemon.log 2> /dev/null || true) -ge $1 ]] && return 0
     kill -0 "$DAEMON_PID" 2> /dev/null || return 1
     sleep 0.1
   done

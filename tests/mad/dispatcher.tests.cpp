@@ -113,6 +113,28 @@ TEST_CASE("a lost request is retried and then fails with a timeout", "[mad][disp
   CHECK(clock.now() >= 1500);
 }
 
+TEST_CASE("retries and timeouts are counted by class, method and attribute", "[mad][dispatcher]") {
+  ManualClock clock;
+  FakeTransport t(clock);
+  MadDispatcher d(t, clock, DispatcherOptions{.window = 4, .timeout = 500, .retries = 2});
+  d.submit(get_request(0x11), [](Result<MadPacket>) {});
+  d.submit(get_request(0x15), [](Result<MadPacket>) {});
+  d.poll();
+  t.answer(1);  // PortInfo answered at once; NodeInfo never
+  d.run_until_idle();
+  const uint32_t node_info = DispatcherStats::kind_key(wire::mgmt_class::subn_directed_route, wire::method::get, 0x11);
+  const uint32_t port_info = DispatcherStats::kind_key(wire::mgmt_class::subn_directed_route, wire::method::get, 0x15);
+  CHECK(d.stats().sent_by_kind.at(node_info) == 3);
+  CHECK(d.stats().retries_by_kind.at(node_info) == 2);
+  CHECK(d.stats().timeouts_by_kind.at(node_info) == 1);
+  CHECK(d.stats().sent_by_kind.at(port_info) == 1);
+  CHECK(d.stats().retries_by_kind.count(port_info) == 0);
+  CHECK(d.stats().timeouts_by_kind.count(port_info) == 0);
+  CHECK(DispatcherStats::kind_class(node_info) == wire::mgmt_class::subn_directed_route);
+  CHECK(DispatcherStats::kind_method(node_info) == wire::method::get);
+  CHECK(DispatcherStats::kind_attr(node_info) == 0x11);
+}
+
 TEST_CASE("a retry answered late still completes once", "[mad][dispatcher]") {
   ManualClock clock;
   FakeTransport t(clock);

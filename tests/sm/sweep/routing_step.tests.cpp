@@ -69,6 +69,11 @@ TEST_CASE("the routing step logs the route check in one line", "[sweep][routing]
     // The same words as the checker on the same tables.
     CHECK(r.check == routing::check_routes(f, r.lfts, {.engine = "minhop"}).to_string());
     CHECK_THAT(r.check, Catch::StartsWith("routing check (minhop): 30/30 pairs delivered, hops max 4"));
+    // And structured, for the metrics.
+    REQUIRE(r.route_check);
+    CHECK(r.route_check->to_string() == r.check);
+    CHECK(r.route_check->pairs.pairs == 30);
+    CHECK(r.route_check->pairs.delivered == 30);
   }
   SECTION("updn on a torus: acyclic") {
     const Fabric f = with_lids(topogen::mesh({.dims = {4, 4}, .torus = true, .hosts_per_switch = 1}));

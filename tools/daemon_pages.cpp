@@ -1,0 +1,50 @@
+#include "tools/daemon_pages.h"
+
+#include "sm/metrics/sm_metrics.h"
+
+namespace ibsm::tools {
+
+std::shared_ptr<const PublishedPages> publish_pages(const SubnetManager& sm, Micros now) {
+  auto pages = std::make_shared<PublishedPages>();
+  metrics::MetricsRegistry registry;
+  metrics::collect_sm_metrics(sm, now, registry);
+  pages->metrics = registry.render();
+  return pages;
+}
+
+Result<std::unique_ptr<DaemonPages>> DaemonPages::start(const SmConfig& config, LogSink& log,
+                                                        std::map<std::string, PageHandler> pages) {
+  auto address = parse_listen_address(config.metrics_listen);
+  if (!address.ok()) return address.status();
+  if (!*address) return std::unique_ptr<DaemonPages>();
+  HttpListenerOptions options;
+  options.address = **address;
+  options.pages = std::move(pages);
+  auto listener = HttpListener::start(std::move(options), log);
+  if (!listener.ok()) return listener.status();
+  return std::unique_ptr<DaemonPages>(new DaemonPages(std::move(*listener)));
+}
+
+DaemonPages::Fingerprint DaemonPages::fingerprint(const SubnetManager& sm) {
+  const ManagerCounters& c = sm.counters();
+  return {sm.state(),
+          c.heavy_sweeps + c.light_sweeps + c.discovery_sweeps,
+          sm.dispatcher().stats().sent,
+          sm.dispatcher().stats().malformed,
+          sm.sa().counters().received,
+          sm.sm_agent().counters().traps,
+          c.state_changes};
+}
+
+void DaemonPages::after_poll(const SubnetManager& sm, Micros now) {
+  constexpr Micros kEvery = 1'000'000, kAtMost = 100'000;
+  const Fingerprint f = fingerprint(sm);
+  const Micros since = now - published_at_;
+  if (published_ && since < kEvery && (f == last_ || since < kAtMost)) return;
+  listener_->publish(publish_pages(sm, now));
+  last_ = f;
+  published_at_ = now;
+  published_ = true;
+}
+
+}  // namespace ibsm::tools
