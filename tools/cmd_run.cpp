@@ -481,7 +481,7 @@ int cmd_run(int argc, char** argv) {
   }
   // metrics_listen: a failed bind is logged and the SM runs on without its
   // metrics (a second SM on this host, say): the subnet matters more.
-  auto pages = DaemonPages::start(config, log);
+  auto pages = DaemonPages::start(config, log, {{"/", status_page}});
   if (!pages.ok()) ibsm::log(log, LogLevel::error, Subsystem::tools, "{}; no metrics served", pages.status().message());
   DaemonPages* served = pages.ok() ? pages->get() : nullptr;
   // Type=notify: ready once the first sweep settled (master, subnet up or

@@ -1,6 +1,8 @@
 #include "tools/daemon_pages.h"
 
 #include "sm/metrics/sm_metrics.h"
+#include "sm/status_page/page_input.h"
+#include "tools/os/steady_clock.h"
 
 namespace ibsm::tools {
 
@@ -9,7 +11,16 @@ std::shared_ptr<const PublishedPages> publish_pages(const SubnetManager& sm, Mic
   metrics::MetricsRegistry registry;
   metrics::collect_sm_metrics(sm, now, registry);
   pages->metrics = registry.render();
+  pages->status = std::make_shared<const status::StatusPageInput>(status::status_page_input(sm, now));
   return pages;
+}
+
+HttpReply status_page(const PublishedPages& pages) {
+  if (!pages.status) return {503, "text/plain; charset=utf-8", "no status yet\n"};
+  // Ages ("12 s ago") as of this request, on the manager's clock.
+  status::StatusPageInput in = *pages.status;
+  in.now = SteadyClock().now();
+  return {200, "text/html; charset=utf-8", status::render_status_page(in)};
 }
 
 Result<std::unique_ptr<DaemonPages>> DaemonPages::start(const SmConfig& config, LogSink& log,

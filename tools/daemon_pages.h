@@ -19,6 +19,8 @@ namespace ibsm::tools {
 
 // Renders every page from the manager's state at `now`.
 std::shared_ptr<const PublishedPages> publish_pages(const SubnetManager& sm, Micros now);
+// "/": the status page of what was last published (on an HTTP thread).
+HttpReply status_page(const PublishedPages& pages);
 
 class DaemonPages {
  public:

@@ -6,6 +6,7 @@
 #include "mad/wire/sm_info.h"
 #include "sm/manager/subnet_manager.h"
 #include "sm/metrics/mad_names.h"
+#include "sm/metrics/perf_metrics.h"
 
 namespace ibsm::metrics {
 namespace {
@@ -175,6 +176,7 @@ void collect_sm_metrics(const SubnetManager& sm, Micros now, MetricsRegistry& ou
   collect_traps(sm, out);
   collect_subnet(sm, out);
   collect_routing(sm, out);
+  collect_perf_metrics(sm.perf(), out);
 }
 
 }  // namespace ibsm::metrics

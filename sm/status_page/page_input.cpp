@@ -30,6 +30,15 @@ StatusPageInput status_page_input(const SubnetManager& manager, Micros now) {
     in.problems = last->problems;
   }
   in.sweeps.assign(manager.sweep_history().begin(), manager.sweep_history().end());
+  // The ports with error counts (the performance manager's totals, as
+  // ibqueryerrors would list them): their links are drawn red.
+  if (in.subnet) {
+    for (const auto& [key, p] : manager.perf().ports()) {
+      if (p.error_total() == 0) continue;
+      if (const auto node = in.subnet->fabric.find_by_node_guid(p.node_guid))
+        in.port_errors[PortRef{*node, p.port}] = p.error_total();
+    }
+  }
   in.last_error = manager.last_error();
   return in;
 }

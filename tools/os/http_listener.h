@@ -16,6 +16,7 @@
 #include "mad/base/log.h"
 #include "mad/base/status.h"
 #include "sm/config/listen_address.h"
+#include "sm/status_page/status_page.h"
 
 namespace ibsm::tools {
 
@@ -23,6 +24,10 @@ namespace ibsm::tools {
 // pages' data goes here too, filled in by the same publish step.
 struct PublishedPages {
   std::string metrics;  // Prometheus text format 0.0.4
+  // The status page's input (immutable, its snapshot shared): the page is
+  // rendered on the HTTP thread that serves it, so a large fabric's picture
+  // costs the main loop nothing.
+  std::shared_ptr<const status::StatusPageInput> status;
 };
 
 struct HttpReply {
