@@ -183,3 +183,36 @@ TEST_CASE("mad kinds are labelled with the spec's names, else hex", "[metrics][n
 }
 
 }  // namespace ibsm::test
+
+namespace ibsm::test {
+
+TEST_CASE("the performance manager's per-port totals are metrics once it is on", "[metrics][perfmgr]") {
+  FailoverBench b(must_fabric(topogen::leaf_spine({.leaves = 2, .spines = 2, .hosts_per_leaf = 3})));
+  SmConfig config = b.config(7);
+  const size_t i = b.start(ca_ports(b.sim().topology())[0], config);
+  b.run_for(3 * kSecond);
+  REQUIRE(b.manager(i).subnet_up());
+  // Off (OpenSM's default): no perfmgr family at all.
+  CHECK(render(b.manager(i), b.sim().now()).find("ibsm_perfmgr") == std::string::npos);
+
+  config.perfmgr = true;
+  config.perfmgr_sweep_time_s = 1;
+  b.manager(i).reconfigure(config);
+  b.run_for(2 * kSecond);
+  const NodeIndex leaf = *b.sim().topology().find_by_name("leaf-0");
+  REQUIRE(b.sim().add_port_errors(PortRef{leaf, 3}, wire::port_counters_fields::symbol_errors, 5).ok());
+  b.run_for(2 * kSecond);
+  const std::string text = render(b.manager(i), b.sim().now());
+  INFO(text);
+  const PerfManager& perf = b.manager(i).perf();
+  CHECK(sample(text, "ibsm_perfmgr_sweeps_total") == perf.stats().sweeps);
+  const Guid guid = b.sim().topology().node(leaf).node_guid;
+  const std::string labels = fmt::format("{{node_guid=\"{}\",port=\"3\",node_desc=\"leaf-0\"}}", guid);
+  CHECK(sample(text, "ibsm_port_errors_total" + labels) == 5);
+  const PortPerf* p = perf.port(guid, 3);
+  REQUIRE(p);
+  CHECK(sample(text, "ibsm_port_xmit_data_bytes_total" + labels) == 4.0 * static_cast<double>(p->total(PortData::xmit_data)));
+  CHECK(sample(text, "ibsm_port_rcv_packets_total" + labels) == static_cast<double>(p->total(PortData::rcv_pkts)));
+}
+
+}  // namespace ibsm::test
