@@ -30,9 +30,9 @@ class DaemonPages {
   static Result<std::unique_ptr<DaemonPages>> start(const SmConfig& config, LogSink& log,
                                                     std::map<std::string, PageHandler> pages = {});
 
-  // After each poll: publishes when the manager's state moved (at most every
-  // 100 ms, so an SA storm does not render per MAD) or a second passed (the
-  // age of the last sweep).
+  // After each poll: publishes when the manager's state or sweeps moved (at
+  // most every 100 ms) and at least every second (the counters, the age of
+  // the last sweep).
   void after_poll(const SubnetManager& sm, Micros now);
   int port() const { return listener_->port(); }
 
