@@ -20,13 +20,12 @@ for a in "$@"; do
 done
 [[ -x $ibsm ]] || { echo "build ibsm first (cmake -S . -B build -G Ninja && cmake --build build)" >&2; exit 1; }
 work=$(mktemp -d /tmp/ibsm-bench-bringup.XXXXXX)
+source "$top/bench/lib.sh"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 cc -shared -fPIC -O2 -o "$work/umad_count.so" "$top/tools/umad_count/umad_count.c" -ldl -lpthread
 
 peak_kb() { awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2}' "$1"; }
-wall_s() { awk '/Elapsed \(wall clock\)/ {n=split($NF,t,":"); s=0; for(i=1;i<=n;i++) s=s*60+t[i]; print s}' "$1"; }
 mads() { awk -v c="$2" '$2==c {n+=$3} END {print n+0}' "$1"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}'; }
 
 # name | ibsm topo arguments (hosts >= 1000 each)
 ibsim_fabrics=(
@@ -43,17 +42,6 @@ sim_fabrics=(
 )
 if [[ $quick == 1 ]]; then ibsim_fabrics=("${ibsim_fabrics[@]:0:1}"); sim_fabrics=("${sim_fabrics[@]:0:2}"); fi
 
-# start_ibsim NAME NETFILE: a fresh simulator; sets $sim.
-start_ibsim() {
-  local name=$1 net=$2 nodes
-  nodes=$(grep -cE '^(Switch|Ca|Hca)' "$net")
-  export IBSIM_SOCKNAME="ibsm-bench-$$-$name-$RANDOM"
-  rm -f "$work/console" "$work/ibsim.out"
-  mkfifo "$work/console"
-  ibsim -N $((nodes + 16)) -S $((nodes + 16)) -P $((nodes * 80)) -s "$net" <>"$work/console" >"$work/ibsim.out" 2>&1 &
-  sim=$!
-  for _ in $(seq 1 6000); do grep -q "Network simulator ready" "$work/ibsim.out" 2>/dev/null && break; sleep 0.05; done
-}
 stop_ibsim() { kill "$sim" 2>/dev/null || true; wait "$sim" 2>/dev/null || true; }
 
 # run_sm TAG COMMAND...: one run through umad2sim, timed and counted into $work/TAG.*

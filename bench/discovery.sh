@@ -15,6 +15,7 @@ for a in "$@"; do
 done
 [[ -x $ibsm ]] || { echo "build ibsm first (cmake --build build)" >&2; exit 1; }
 work=$(mktemp -d /tmp/ibsm-bench.XXXXXX)
+source "$top/bench/lib.sh"
 trap 'rm -rf "$work"' EXIT
 cc -shared -fPIC -O2 -o "$work/umad_count.so" "$top/tools/umad_count/umad_count.c" -ldl -lpthread
 
@@ -29,7 +30,6 @@ ibsim_fabrics=("ft-1k" "ft-4k")
 if [[ $quick == 1 ]]; then fabrics=("${fabrics[@]:0:2}"); ibsim_fabrics=("ft-1k"); fi
 
 peak_kb() { awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2}' "$1"; }
-wall_s() { awk '/Elapsed \(wall clock\)/ {n=split($NF,t,":"); s=0; for(i=1;i<=n;i++) s=s*60+t[i]; print s}' "$1"; }
 
 echo "== SimFabric (in-process): ibsm discover --sim"
 printf '%-8s %8s %8s %10s %10s %10s\n' fabric nodes links smps wall_s peak_MiB

@@ -45,6 +45,7 @@ while [[ $# -gt 0 ]]; do
 done
 [[ -x $ibsm ]] || { echo "build ibsm first (cmake -S . -B build -G Ninja && ninja -C build ibsm)" >&2; exit 1; }
 work=$(mktemp -d /tmp/ibsm-bench-failover.XXXXXX)
+source "$top/bench/lib.sh"
 pids=()
 stop_pid() {  # stop_pid PID: TERM, 10 s, then KILL; reaped
   local i
@@ -179,7 +180,6 @@ one_run() {
   echo "$mode $n $rate $ms $ss $ps $lids_ok $routed $total $note"
 }
 
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 echo "fabric: $(basename "$netfile") ($nodes nodes); master host-0 (priority 10), standby host-1 (5), judges at host-2;" \
   "polling window $window s; $runs run(s) per mode"

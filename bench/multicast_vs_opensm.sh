@@ -52,6 +52,7 @@ cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIBSM_TESTS=OFF
 cmake --build "$build" --target ibsm mc_join_load > /dev/null
 ibsm=$build/bin/ibsm
 work=$(mktemp -d /tmp/ibsm-bench-mc.XXXXXX)
+source "$top/bench/lib.sh"
 pids=()
 cleanup() {
   local p
@@ -74,7 +75,6 @@ echo "fabric: leaf-spine, $leaves leaves x $hosts hosts, $spines spines: $cas CA
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", b - a}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}'; }
 stop_pid() {  # TERM (umad_count writes its counts at exit), 10 s, then KILL
   local i
   kill -TERM "$1" 2>/dev/null || return 0

@@ -31,11 +31,10 @@ while [[ $# -gt 0 ]]; do
 done
 [[ -x $ibsm ]] || { echo "build ibsm first (cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build build)" >&2; exit 1; }
 work=$(mktemp -d /tmp/ibsm-bench-routing.XXXXXX)
+source "$top/bench/lib.sh"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 
 peak_mib() { awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); printf "%d", $2 / 1024}' "$1"; }
-wall_s() { awk '/Elapsed \(wall clock\)/ {n=split($NF,t,":"); s=0; for(i=1;i<=n;i++) s=s*60+t[i]; print s}' "$1"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}'; }
 # Seconds since midnight of a log line's timestamp: OpenSM "Dec 01 06:48:22 250582", ibsm "Dec 01 06:47:36.200327".
 osm_time() { awk '{split($3,t,":"); printf "%.6f\n", t[1]*3600 + t[2]*60 + t[3] + $4 / 1e6; exit}'; }
 ibsm_time() { awk '{split($3,t,":"); printf "%.6f\n", t[1]*3600 + t[2]*60 + t[3]; exit}'; }
@@ -89,17 +88,6 @@ if [[ $offline == 1 ]]; then
   done
 fi
 
-# start_ibsim NAME NETFILE: a fresh simulator; sets $sim.
-start_ibsim() {
-  local name=$1 net=$2 nodes
-  nodes=$(grep -cE '^(Switch|Ca|Hca)' "$net")
-  export IBSIM_SOCKNAME="ibsm-bench-$$-$name-$RANDOM"
-  rm -f "$work/console" "$work/ibsim.out"
-  mkfifo "$work/console"
-  ibsim -N $((nodes + 16)) -S $((nodes + 16)) -P $((nodes * 80)) -s "$net" <>"$work/console" >"$work/ibsim.out" 2>&1 &
-  sim=$!
-  for _ in $(seq 1 6000); do grep -q "Network simulator ready" "$work/ibsim.out" 2>/dev/null && break; sleep 0.05; done
-}
 stop_ibsim() { kill "$sim" 2>/dev/null || true; wait "$sim" 2>/dev/null || true; }
 client() { LD_PRELOAD="$umad2sim" "$@"; }
 # judge TAG: reads the tables back from the switches and checks them.

@@ -36,6 +36,7 @@ cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIBSM_TESTS=OFF
 cmake --build "$build" --target ibsm sa_load > /dev/null
 ibsm=$build/bin/ibsm
 work=$(mktemp -d /tmp/ibsm-bench-sa.XXXXXX)
+source "$top/bench/lib.sh"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work"
 
@@ -44,22 +45,11 @@ nodes=$(grep -cE '^(Switch|Ca|Hca)' fabric.net)
 cas=$(grep -cE '^(Ca|Hca)' fabric.net)
 echo "fabric: leaf-spine, $leaves leaves, 4 spines, $cas hosts ($nodes nodes); $procs load processes x $inflight in flight, $seconds s"
 
-start_ibsim() {
-  export IBSIM_SOCKNAME="ibsm-bench-sa-$$-$1"
-  rm -f console ibsim.out
-  mkfifo console
-  ibsim -N $((nodes + 16)) -S $((nodes + 16)) -P $((nodes * 80)) -s "$work/fabric.net" <>console >ibsim.out 2>&1 &
-  sim=$!
-  for _ in $(seq 1 600); do grep -q "Network simulator ready" ibsim.out 2>/dev/null && break; sleep 0.05; done
-}
-stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
-wall_s() { awk '/Elapsed \(wall clock\)/ {n=split($NF,t,":"); s=0; for(i=1;i<=n;i++) s=s*60+t[i]; print s}' "$1"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}'; }
 
 # bench_sa NAME: starts the SM NAME at host-0 and measures; sets flood_NAME, qps_NAME, lost_NAME.
 bench_sa() {
   local name=$1 sm i
-  start_ibsim "$name"
+  start_ibsim "$name" "$work/fabric.net"
   mkdir -p "$name" && cd "$name"
   if [[ $name == opensm ]]; then
     SIM_HOST=host-0 OSM_CACHE_DIR=$PWD OSM_TMP_DIR=$PWD LD_PRELOAD=$umad2sim opensm -d2 -f "$PWD/sm.log" > sm.out 2>&1 &

@@ -37,6 +37,7 @@ cmake -S "$top" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DIBSM_TESTS=OFF
 cmake --build "$build" --target ibsm sa_load > /dev/null
 ibsm=$build/bin/ibsm
 work=$(mktemp -d /tmp/ibsm-bench-watch.XXXXXX)
+source "$top/bench/lib.sh"
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work"
 
@@ -44,23 +45,12 @@ cd "$work"
 nodes=$(grep -cE '^(Switch|Ca|Hca)' fabric.net)
 echo "fabric: fat tree k=$k n=$n ($nodes nodes); $procs loaders x $inflight in flight, $seconds s; $sweeps heavy sweeps; $runs runs each"
 
-start_ibsim() {
-  export IBSIM_SOCKNAME="ibsm-bench-watch-$$-$1"
-  rm -f console ibsim.out
-  mkfifo console
-  ibsim -N $((nodes + 16)) -S $((nodes + 16)) -P $((nodes * 80)) -s "$work/fabric.net" <>console >ibsim.out 2>&1 &
-  sim=$!
-  for _ in $(seq 1 600); do grep -q "Network simulator ready" ibsim.out 2>/dev/null && break; sleep 0.05; done
-}
-stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 ups() { grep -c "SUBNET UP" sm.log 2>/dev/null || true; }
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.3f", a / b; else print "-"}'; }
 
 # run MODE INDEX: one daemon, watched (on) or not (off); appends to MODE.qps and MODE.sweep.
 run() {
   local mode=$1 index=$2 sm watcher="" i
-  start_ibsim "$mode-$index"
+  start_ibsim "$mode-$index" "$work/fabric.net"
   mkdir -p "$mode.$index" && cd "$mode.$index"
   if [[ $mode == on ]]; then
     printf 'metrics_listen %s\nperfmgr %s\nperfmgr_sweep_time_s 1\n' "$([[ $watch == perf ]] && echo off || echo 127.0.0.1:0)" \
@@ -112,6 +102,6 @@ sw_off=$(median < off.sweep) sw_on=$(median < on.sweep)
 pma=$(cat on.pma.* | median)
 echo
 printf '%-44s %12s %12s %8s\n' "measure (median of $runs runs)" "off" "watched" "on/off"
-printf '%-44s %12s %12s %8s\n' "PathRecord Gets answered/s" "$qps_off" "$qps_on" "$(ratio "$qps_on" "$qps_off")"
-printf '%-44s %12s %12s %8s\n' "heavy sweep (s, median of $sweeps per run)" "$sw_off" "$sw_on" "$(ratio "$sw_on" "$sw_off")"
+printf '%-44s %12s %12s %8s\n' "PathRecord Gets answered/s" "$qps_off" "$qps_on" "$(ratio "$qps_on" "$qps_off" 3)"
+printf '%-44s %12s %12s %8s\n' "heavy sweep (s, median of $sweeps per run)" "$sw_off" "$sw_on" "$(ratio "$sw_on" "$sw_off" 3)"
 echo "watched ($watch): /metrics and / scraped every second: $([[ $watch == perf ]] && echo no || echo yes); PMA sweeps of every port per run (median): $pma"
