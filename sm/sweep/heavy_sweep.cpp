@@ -148,10 +148,19 @@ class HeavySweep {
                    if (!block.ok()) return;
                    for (size_t k = 0; k < kLftBlock && b * kLftBlock + k < mem.lft.size(); ++k)
                      mem.lft[b * kLftBlock + k] = block->ports[k];
-                 });
+                 },
+                 forget_lft(node.node_guid));
       }
     }
     smp_.run();
+  }
+
+  // A block that could not be read or set leaves the switch's table
+  // unknown: forgotten, so the next sweep reads it again before it sets
+  // what differs. (Remembering the wanted table regardless once left a
+  // block lost to SMP loss unset for good.)
+  SmpIssuer::OnFailed forget_lft(Guid switch_guid) {
+    return [this, switch_guid] { state_.switches[switch_guid].lft.clear(); };
   }
 
   // SwitchInfo (LinearFDBTop, LifeTimeValue, clearing PortStateChange) and
@@ -212,7 +221,8 @@ class HeavySweep {
         if (same) continue;
         ++report_.lft_blocks_sent;
         smp_.set(path, wire::smp_attr::linear_forwarding_table, static_cast<uint32_t>(b), block,
-                 {fmt::format("LFT block {} set on switch {}", b, node.node_guid), node.node_guid});
+                 {fmt::format("LFT block {} set on switch {}", b, node.node_guid), node.node_guid}, {},
+                 forget_lft(node.node_guid));
       }
       mem.lid = configured_.node(n).port(0).base_lid;
       mem.linear_fdb_top = top;

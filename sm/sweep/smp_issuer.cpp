@@ -5,14 +5,18 @@
 namespace ibsm {
 
 void SmpIssuer::send(uint8_t method, const DrPath& path, uint16_t attr_id, uint32_t mod,
-                     std::span<const uint8_t> payload, SmpSubject what, OnData ok) {
+                     std::span<const uint8_t> payload, SmpSubject what, OnData ok, OnFailed failed) {
   MadPacket p;
   p.data = wire::build_dr_smp(method, attr_id, mod, 0, path, payload);
-  d_.submit(p, [this, what = std::move(what), ok = std::move(ok), path](Result<MadPacket> r) {
-    if (!r.ok()) return on_failure_(what, path, {false, r.status().message()});
+  d_.submit(p, [this, what = std::move(what), ok = std::move(ok), failed = std::move(failed), path](Result<MadPacket> r) {
+    auto fail = [&](SmpFailure f) {
+      on_failure_(what, path, f);
+      if (failed) failed();
+    };
+    if (!r.ok()) return fail({false, r.status().message()});
     auto smp = wire::parse_smp(r->data);
-    if (!smp.ok()) return on_failure_(what, path, {true, "unreadable response: " + smp.status().message()});
-    if (smp->status() != 0) return on_failure_(what, path, {true, fmt::format("status 0x{:04x}", smp->status())});
+    if (!smp.ok()) return fail({true, "unreadable response: " + smp.status().message()});
+    if (smp->status() != 0) return fail({true, fmt::format("status 0x{:04x}", smp->status())});
     if (ok) ok(smp->data());
   }, options_);
 }

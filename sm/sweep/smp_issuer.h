@@ -41,6 +41,9 @@ class SmpIssuer {
   using OnData = std::function<void(std::span<const uint8_t>)>;
   // (what was asked, where, why it failed)
   using OnFailure = std::function<void(const SmpSubject&, const DrPath&, const SmpFailure&)>;
+  // What one request undoes when it fails, after the handler: memory of
+  // what a switch holds that the failed Set (or Get) leaves unknown.
+  using OnFailed = std::function<void()>;
 
   SmpIssuer(MadDispatcher& d, OnFailure on_failure) : d_(d), on_failure_(std::move(on_failure)) {}
 
@@ -48,13 +51,14 @@ class SmpIssuer {
   void set_request_options(RequestOptions options) { options_ = options; }
 
   template <typename Attr>
-  void set(const DrPath& path, uint16_t attr_id, uint32_t mod, const Attr& value, SmpSubject what, OnData ok = {}) {
+  void set(const DrPath& path, uint16_t attr_id, uint32_t mod, const Attr& value, SmpSubject what, OnData ok = {},
+           OnFailed failed = {}) {
     std::array<uint8_t, wire::smp_data_size> payload{};
     wire::encode(value, payload);
-    send(wire::method::set, path, attr_id, mod, payload, std::move(what), std::move(ok));
+    send(wire::method::set, path, attr_id, mod, payload, std::move(what), std::move(ok), std::move(failed));
   }
-  void get(const DrPath& path, uint16_t attr_id, uint32_t mod, SmpSubject what, OnData ok) {
-    send(wire::method::get, path, attr_id, mod, {}, std::move(what), std::move(ok));
+  void get(const DrPath& path, uint16_t attr_id, uint32_t mod, SmpSubject what, OnData ok, OnFailed failed = {}) {
+    send(wire::method::get, path, attr_id, mod, {}, std::move(what), std::move(ok), std::move(failed));
   }
   // A Get whose data carries `payload` (an SMInfo Get carries the requester's SMInfo).
   void get(const DrPath& path, uint16_t attr_id, uint32_t mod, std::span<const uint8_t> payload, SmpSubject what,
@@ -66,7 +70,7 @@ class SmpIssuer {
 
  private:
   void send(uint8_t method, const DrPath& path, uint16_t attr_id, uint32_t mod, std::span<const uint8_t> payload,
-            SmpSubject what, OnData ok);
+            SmpSubject what, OnData ok, OnFailed failed = {});
 
   MadDispatcher& d_;
   OnFailure on_failure_;

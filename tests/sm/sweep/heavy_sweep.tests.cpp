@@ -311,3 +311,23 @@ Hca 1 "c"
   CHECK(again.port_info_sets == 0);
   CHECK(again.pkey_sets == 0);
 }
+
+TEST_CASE("an LFT block whose Set got no answer is set again by the next sweep", "[sweep][heavy][faults]") {
+  // The sweep once remembered the wanted table whatever became of the Sets,
+  // so a block lost to SMP loss stayed unset on the switch for good.
+  Fabric topo = must(topogen::leaf_spine({.leaves = 3, .spines = 2, .hosts_per_leaf = 2}));
+  const NodeIndex spine = *topo.find_by_name("spine-1");
+  SweepHarness h(topo);
+  h.sim().set_drop_attribute(spine, wire::smp_attr::linear_forwarding_table);
+  SweepReport lost = h.heavy();
+  INFO(fmt::format("problems: {}", fmt::join(lost.problems, "; ")));
+  CHECK_FALSE(lost.subnet_up);
+  CHECK(count_problems(lost.problems, SweepProblemKind::silent) > 0);
+  h.sim().clear_faults();
+  SweepReport again = h.heavy();
+  REQUIRE(again.subnet_up);
+  CHECK(again.lft_blocks_sent > 0);
+  auto check = h.check_held(again.lids.top.value);
+  INFO(check.to_string());
+  CHECK(check.all_delivered());
+}
