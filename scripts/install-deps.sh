@@ -12,6 +12,8 @@ packages=(
   chromium  # the status page's end-to-end test renders it headless
   libcpp-httplib-dev  # the daemon's HTTP listener (metrics_listen)
   python3-prometheus-client curl  # e2e.metrics scrapes /metrics and parses it
+  dpkg-dev file  # the Debian package: CPack's DEB generator runs dpkg-shlibdeps on what `file` says is ELF
+  groff-base  # e2e.man-page renders ibsm(8) with groff
 )
 if [[ "${IBSM_CROSS:-1}" == 1 ]]; then
   # The embedded-profile core, cross-compiled for aarch64 and tested under qemu.
