@@ -268,24 +268,20 @@ void PerfManager::on_counters(size_t node, uint8_t port, Result<MadPacket> answe
   const bool first = e.readings == 0;
   e.extended = (t.capability & (wire::perf_cap::extended_width | wire::perf_cap::extended_width_no_ietf)) != 0;
   uint16_t clear = 0;
-  for (size_t i = 0; i < wire::port_error_counters.size(); ++i) {
-    const auto& c = wire::port_error_counters[i];
-    const uint64_t raw = wire::get_field(data, c.field);
-    e.error_deltas[i] = first ? 0 : delta(raw, e.raw_errors[i]);
-    e.errors[i] = first ? raw : e.errors[i] + e.error_deltas[i];
-    e.raw_errors[i] = raw;
-    if (near_max(c, raw)) clear |= c.select;
-  }
-  if (!e.extended) {
-    for (size_t i = 0; i < wire::port_data_counters.size(); ++i) {
-      const auto& c = wire::port_data_counters[i];
+  // One reading of a group of counters: the deltas since the last, the
+  // totals, the new base, and the near-saturated ones to clear.
+  auto take = [&](const auto& counters, auto& deltas, auto& totals, auto& raws) {
+    for (size_t i = 0; i < counters.size(); ++i) {
+      const auto& c = counters[i];
       const uint64_t raw = wire::get_field(data, c.field);
-      e.data_deltas[i] = first ? 0 : delta(raw, e.raw_data[i]);
-      e.data[i] = first ? raw : e.data[i] + e.data_deltas[i];
-      e.raw_data[i] = raw;
+      deltas[i] = first ? 0 : delta(raw, raws[i]);
+      totals[i] = first ? raw : totals[i] + deltas[i];
+      raws[i] = raw;
       if (near_max(c, raw)) clear |= c.select;
     }
-  }
+  };
+  take(wire::port_error_counters, e.error_deltas, e.errors, e.raw_errors);
+  if (!e.extended) take(wire::port_data_counters, e.data_deltas, e.data, e.raw_data);
   if (log_.enabled(LogLevel::debug, Subsystem::perfmgr)) {
     // What the PMA answered, named as perfquery prints it: the judge of the e2e test.
     std::string read;
