@@ -26,6 +26,7 @@ struct Injection {
   uint32_t channel;  // its port id
   PortRef owner;
   uint32_t sw;       // the switch it feeds, by switch number
+  uint8_t sw_port;   // the port it enters that switch by
   Lid base;
   uint32_t lids;
 };
@@ -86,7 +87,7 @@ class CdgBuilder {
         if (node.is_switch() || !cable_usable(fabric, here)) continue;
         const uint32_t sw = switch_of_[port.remote_node.value];
         if (sw == kNone) continue;
-        injections_.push_back({id(here), here, sw, port.base_lid, count});
+        injections_.push_back({id(here), here, sw, port.remote_port, port.base_lid, count});
         ++channels_;
       }
     }
@@ -106,17 +107,22 @@ class CdgBuilder {
     for (size_t begin = 0; begin < lids_.size(); begin += kChunk) {
       const size_t count = std::min(kChunk, lids_.size() - begin);
       stage(begin, count);
-      if (options_.path_vl) {
+      if (sl_mode()) {
+        for (size_t k = 0; k < count; ++k) IBSM_RETURN_IF_ERROR(destination_by_sl(Lid{lids_[begin + k]}, k));
+      } else if (options_.path_vl) {
         for (size_t k = 0; k < count; ++k) IBSM_RETURN_IF_ERROR(destination_by_path(Lid{lids_[begin + k]}, k));
       } else {
         IBSM_RETURN_IF_ERROR(destinations(begin, count));
       }
     }
+    if (sl_mode()) return report_by_sl();
     if (!options_.path_vl) injection_by_counts();
     return report();
   }
 
  private:
+  bool sl_mode() const { return options_.path_sl && options_.sl2vl; }
+
   uint32_t id(PortRef p) const { return port_base_[p.node.value] + p.port; }
 
   // The out-port switch s's table gives the k-th staged LID.
@@ -377,6 +383,186 @@ class CdgBuilder {
     return cycle;
   }
 
+  // SL2VL mode. A node of the graph is a (channel, VL) pair: port id * 16 + VL.
+  static uint64_t edge_key(uint32_t from, uint8_t from_vl, uint32_t to, uint8_t to_vl) {
+    return (uint64_t{from * kVls + from_vl} << 32) | (to * kVls + to_vl);
+  }
+  void add_edge(uint64_t key) {
+    edges_.push_back(key);
+    if (edges_.size() >= kEdgeFlush) compact_edges();
+  }
+  void compact_edges() {
+    std::sort(edges_.begin() + static_cast<std::ptrdiff_t>(sorted_edges_), edges_.end());
+    std::inplace_merge(edges_.begin(), edges_.begin() + static_cast<std::ptrdiff_t>(sorted_edges_), edges_.end());
+    edges_.erase(std::unique(edges_.begin(), edges_.end()), edges_.end());
+    sorted_edges_ = edges_.size();
+  }
+
+  // The SL2VL table's answer, checked.
+  uint8_t vl_of(NodeIndex node, uint8_t in, uint8_t out, uint8_t sl) {
+    const uint8_t vl = options_.sl2vl(node, in, out, sl);
+    if (vl >= kVls && bad_.ok()) bad_ = invalid_argument_error(fmt::format("sl2vl gives vl {}, beyond the 16 vls", vl));
+    return static_cast<uint8_t>(vl % kVls);
+  }
+  uint8_t sl_of(PortRef source, Lid dlid) {
+    const uint8_t sl = options_.path_sl(source, dlid);
+    if (sl >= kVls && bad_.ok()) bad_ = invalid_argument_error(fmt::format("sl {} is beyond the 16 sls", sl));
+    return static_cast<uint8_t>(sl % kVls);
+  }
+
+  // One destination LID in SL2VL mode: which (SL, VL) pairs travel on each
+  // switch's out-channel toward it, carried along the forest of routes
+  // leaves first like destination_by_path, then a dependency from each
+  // (channel, VL) into the next switch's out-channel on the VL that switch's
+  // table gives the SL for that in-port and out-port.
+  Status destination_by_sl(Lid dlid, size_t k) {
+    const size_t n = switches_.size();
+    const bool dlid_is_switch = is_switch_lid(dlid.value);
+    sl_vls_.assign(n, SlVls{});
+    indegree_.assign(n, 0);
+    for (uint32_t s = 0; s < n; ++s) {
+      const uint32_t in = channel_out(s, k);
+      if (in == kNone) continue;
+      ++indegree_[next_switch_[in]];
+      const NodeIndex sw = switches_[s];
+      const uint8_t out_port = out(s, k);
+      if (!dlid_is_switch) {  // the switch's own packets; see is_switch_lid
+        const uint8_t sl = sl_of(PortRef{sw, 0}, dlid);
+        sl_vls_[s][sl] |= static_cast<uint16_t>(1u << vl_of(sw, 0, out_port, sl));
+      }
+      for (uint32_t i = injections_at_[s]; i < injections_at_[s + 1]; ++i) {
+        const Injection& inj = injections_[i];
+        if (dlid.value >= inj.base.value && dlid.value < inj.base.value + inj.lids) continue;  // its own LID
+        const uint8_t sl = sl_of(inj.owner, dlid);
+        const uint8_t vl_in = vl_of(inj.owner.node, inj.owner.port, inj.owner.port, sl);
+        const uint8_t vl_out = vl_of(sw, inj.sw_port, out_port, sl);
+        sl_vls_[s][sl] |= static_cast<uint16_t>(1u << vl_out);
+        add_edge(edge_key(inj.channel, vl_in, in, vl_out));
+      }
+    }
+    IBSM_RETURN_IF_ERROR(bad_);
+
+    // What leaves switch s toward t adds to what t sends on.
+    const auto pass_on = [&](uint32_t s) {
+      const uint32_t in = channel_out(s, k);
+      const uint32_t t = next_switch_[in];
+      const uint32_t next = channel_out(t, k);
+      if (next == kNone) return false;
+      const uint8_t arrive = fabric_.node(switches_[s]).port(out(s, k)).remote_port;
+      bool changed = false;
+      for (unsigned sl = 0; sl < kVls; ++sl) {
+        if (sl_vls_[s][sl] == 0) continue;
+        const uint16_t bit = static_cast<uint16_t>(1u << vl_of(switches_[t], arrive, out(t, k), static_cast<uint8_t>(sl)));
+        changed = changed || (sl_vls_[t][sl] & bit) == 0;
+        sl_vls_[t][sl] |= bit;
+      }
+      return changed;
+    };
+    order_.clear();
+    for (uint32_t s = 0; s < n; ++s) {
+      if (indegree_[s] == 0) order_.push_back(s);
+    }
+    for (size_t head = 0; head < order_.size(); ++head) {
+      const uint32_t s = order_[head];
+      if (channel_out(s, k) == kNone) continue;
+      pass_on(s);
+      const uint32_t t = next_switch_[channel_out(s, k)];
+      if (--indegree_[t] == 0) order_.push_back(t);
+    }
+    if (order_.size() < n) {
+      // Tables that loop: pass around the loops until nothing changes.
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t s = 0; s < n; ++s) {
+          if (indegree_[s] != 0 && channel_out(s, k) != kNone) changed = pass_on(s) || changed;
+        }
+      }
+    }
+
+    for (uint32_t s = 0; s < n; ++s) {
+      const uint32_t in = channel_out(s, k);
+      if (in == kNone) continue;
+      const uint32_t t = next_switch_[in];
+      const uint32_t next = channel_out(t, k);
+      if (next == kNone) continue;
+      const uint8_t arrive = fabric_.node(switches_[s]).port(out(s, k)).remote_port;
+      for (unsigned sl = 0; sl < kVls; ++sl) {
+        const uint16_t vls = sl_vls_[s][sl];
+        if (vls == 0) continue;
+        const uint8_t vl_out = vl_of(switches_[t], arrive, out(t, k), static_cast<uint8_t>(sl));
+        for (uint16_t m = vls; m != 0; m &= static_cast<uint16_t>(m - 1)) {
+          add_edge(edge_key(in, static_cast<uint8_t>(std::countr_zero(m)), next, vl_out));
+        }
+      }
+    }
+    return bad_;
+  }
+
+  // The report of SL2VL mode: Kahn's algorithm over every (channel, VL) at
+  // once, and a cycle walked back along predecessors as in find_cycle.
+  Result<CdgReport> report_by_sl() {
+    compact_edges();
+    const uint32_t nodes = port_base_.back() * kVls;
+    std::vector<uint32_t> begin(nodes + 1, 0);
+    for (uint64_t e : edges_) ++begin[(e >> 32) + 1];
+    for (uint32_t v = 0; v < nodes; ++v) begin[v + 1] += begin[v];
+    std::vector<uint32_t> indegree(nodes, 0);
+    for (uint64_t e : edges_) ++indegree[static_cast<uint32_t>(e)];
+    std::vector<uint32_t> queue;
+    std::vector<uint8_t> touched(nodes, 0);
+    for (uint64_t e : edges_) touched[e >> 32] = touched[static_cast<uint32_t>(e)] = 1;
+    uint32_t live = 0;
+    for (uint32_t v = 0; v < nodes; ++v) {
+      if (!touched[v]) continue;
+      ++live;
+      if (indegree[v] == 0) queue.push_back(v);
+    }
+    for (size_t head = 0; head < queue.size(); ++head) {
+      const uint32_t v = queue[head];
+      for (uint32_t i = begin[v]; i < begin[v + 1]; ++i) {
+        const uint32_t w = static_cast<uint32_t>(edges_[i]);
+        if (--indegree[w] == 0) queue.push_back(w);
+      }
+    }
+    CdgReport r;
+    r.channels = channels_;
+    r.dependencies = edges_.size();
+    std::array<uint64_t, kVls> per_vl{};
+    for (uint64_t e : edges_) ++per_vl[(e >> 32) % kVls];
+    std::array<bool, kVls> on_cycle{};
+    if (queue.size() < live) {
+      std::vector<uint32_t> pred(nodes, kNone);
+      uint32_t start = kNone;
+      for (uint32_t v = 0; v < nodes; ++v) {
+        if (!touched[v] || indegree[v] == 0) continue;
+        start = v;
+        for (uint32_t i = begin[v]; i < begin[v + 1]; ++i) {
+          const uint32_t w = static_cast<uint32_t>(edges_[i]);
+          if (indegree[w] != 0) pred[w] = v;
+        }
+      }
+      std::vector<uint32_t> seen_at(nodes, kNone);
+      std::vector<uint32_t> walk;
+      uint32_t at = start;
+      while (seen_at[at] == kNone) {
+        seen_at[at] = static_cast<uint32_t>(walk.size());
+        walk.push_back(at);
+        at = pred[at];
+      }
+      std::vector<uint32_t> cycle(walk.begin() + seen_at[at], walk.end());
+      std::reverse(cycle.begin(), cycle.end());
+      for (uint32_t v : cycle) {
+        r.cycle.push_back({port_of(v / kVls), static_cast<uint8_t>(v % kVls)});
+        on_cycle[v % kVls] = true;
+      }
+      r.cycle_text = describe_cycle(fabric_, r.cycle);
+    }
+    for (unsigned vl = 0; vl < kVls; ++vl) {
+      if (per_vl[vl] != 0) r.vls.push_back({static_cast<uint8_t>(vl), per_vl[vl], !on_cycle[vl]});
+    }
+    return r;
+  }
+
   PortRef port_of(uint32_t id) const {
     const auto it = std::upper_bound(port_base_.begin(), port_base_.end(), id);
     const uint32_t node = static_cast<uint32_t>(it - port_base_.begin()) - 1;
@@ -429,6 +615,13 @@ class CdgBuilder {
   std::vector<uint16_t> vl_mask_;   // the VLs of the packets passing through
   std::vector<uint32_t> indegree_;  // switches sending the LID to it
   std::vector<uint32_t> order_;
+  // SL2VL mode: by switch, per SL the VLs of the packets on its out-channel.
+  using SlVls = std::array<uint16_t, kVls>;
+  std::vector<SlVls> sl_vls_;
+  static constexpr size_t kEdgeFlush = size_t{1} << 22;
+  std::vector<uint64_t> edges_;  // edge_key()s; the first sorted_edges_ sorted and unique
+  size_t sorted_edges_ = 0;
+  Status bad_;
 };
 
 }  // namespace
@@ -440,9 +633,11 @@ std::string describe_cycle(const Fabric& fabric, std::span<const CdgChannel> cyc
     return node.name.empty() ? fmt::format("{} port {}", node.node_guid, c.from.port)
                              : fmt::format("{} ({}) port {}", node.node_guid, node.name, c.from.port);
   };
-  std::string out = fmt::format("vl {}: ", cycle.front().vl);
-  for (const CdgChannel& c : cycle) out += channel(c) + " -> ";
-  out += channel(cycle.front());
+  const bool one_vl = std::all_of(cycle.begin(), cycle.end(), [&](const CdgChannel& c) { return c.vl == cycle.front().vl; });
+  const auto hop = [&](const CdgChannel& c) { return one_vl ? channel(c) : fmt::format("{} vl {}", channel(c), c.vl); };
+  std::string out = one_vl ? fmt::format("vl {}: ", cycle.front().vl) : std::string("vls: ");
+  for (const CdgChannel& c : cycle) out += hop(c) + " -> ";
+  out += hop(cycle.front());
   return out;
 }
 
@@ -456,6 +651,38 @@ std::string CdgReport::to_string() const {
 
 Result<CdgReport> check_channel_dependencies(const Fabric& fabric, LftSet lfts, const CdgOptions& options) {
   return CdgBuilder(fabric, lfts, options).run();
+}
+
+}  // namespace ibsm::routing
+
+namespace ibsm::routing {
+
+std::function<uint8_t(NodeIndex, uint8_t, uint8_t, uint8_t)> sl2vl_lookup(const Fabric& fabric,
+                                                                           std::span<const Sl2VlTable> tables,
+                                                                           uint8_t missing) {
+  // By node: (in_port * 256 + out_port) -> index into the tables, sorted.
+  struct Key {
+    uint32_t node;
+    uint16_t ports;
+    uint32_t table;
+    bool operator<(const Key& o) const { return node != o.node ? node < o.node : ports < o.ports; }
+  };
+  auto keys = std::make_shared<std::vector<Key>>();
+  auto vls = std::make_shared<std::vector<std::array<uint8_t, 16>>>();
+  keys->reserve(tables.size());
+  vls->reserve(tables.size());
+  for (const Sl2VlTable& t : tables) {
+    if (!t.node.valid() || t.node.value >= fabric.node_count()) continue;
+    keys->push_back({t.node.value, static_cast<uint16_t>(t.in_port * 256u + t.out_port), static_cast<uint32_t>(vls->size())});
+    vls->push_back(t.vl_of_sl);
+  }
+  std::sort(keys->begin(), keys->end());
+  return [keys, vls, missing](NodeIndex node, uint8_t in, uint8_t out, uint8_t sl) -> uint8_t {
+    const Key probe{node.value, static_cast<uint16_t>(in * 256u + out), 0};
+    const auto it = std::lower_bound(keys->begin(), keys->end(), probe);
+    if (it == keys->end() || it->node != probe.node || it->ports != probe.ports) return missing;
+    return (*vls)[it->table][sl % 16];
+  };
 }
 
 }  // namespace ibsm::routing

@@ -37,10 +37,23 @@
 
 namespace ibsm::routing {
 
-// Which VL packets travel on. A packet keeps its VL on every cable of its
-// path (an SL-to-VL mapping that changes the VL on the way is not modelled).
-// Neither function set: every packet on VL 0, as long as no engine assigns SLs.
+// Which VL packets travel on. Three ways, the first that is set wins:
+//  - path_sl and sl2vl: each packet has an SL for its whole path, and each
+//    port it leaves maps that SL to a VL (IBA 7.6.6: a switch's SL2VL table
+//    is chosen by the packet's input and output port), so the VL may change
+//    at every hop; a channel is then (cable, VL of the packets on it). This
+//    is how a dateline scheme (torus-2QoS) stays deadlock-free on one SL.
+//  - path_vl: a VL per (source, destination LID), kept on every cable;
+//  - destination_vl: a VL per destination LID, kept on every cable.
+// None set: every packet on VL 0, as long as no engine assigns SLs.
 struct CdgOptions {
+  // The SL of packets from `source` (a CA or router port, or a switch's port
+  // 0) to `dlid`, 0..15. One call per (source, destination LID) pair.
+  std::function<uint8_t(PortRef source, Lid dlid)> path_sl;
+  // The VL, 0..15, that `node` sends a packet of SL `sl` on out of `out_port`
+  // when it came in on `in_port` (a switch: in_port 0 for its own packets;
+  // a CA or router port: in_port = out_port = the port). Used with path_sl.
+  std::function<uint8_t(NodeIndex node, uint8_t in_port, uint8_t out_port, uint8_t sl)> sl2vl;
   // The VL of packets from `source` (a CA or router port, or a switch's port
   // 0) to `dlid`, 0..15. One call per (source, destination LID) pair: for
   // engines whose SL depends on both ends.
@@ -49,6 +62,14 @@ struct CdgOptions {
   // path_vl is set.
   std::function<uint8_t(Lid dlid)> destination_vl;
 };
+
+struct Sl2VlTable;
+// An sl2vl function for CdgOptions from an engine's tables (RoutingEngine::sl2vl):
+// the VL of the table for (node, in_port, out_port), or `missing` where no
+// table was given for that port pair.
+std::function<uint8_t(NodeIndex, uint8_t, uint8_t, uint8_t)> sl2vl_lookup(const Fabric& fabric,
+                                                                           std::span<const Sl2VlTable> tables,
+                                                                           uint8_t missing = 0);
 
 // One channel: the cable leaving port `from`, on `vl`.
 struct CdgChannel {
@@ -84,12 +105,14 @@ struct CdgReport {
 
 // "vl 0: 0x0002c90300000001 (sw-0) port 3 -> 0x0002c90300000002 (sw-1) port 4
 // -> 0x0002c90300000001 (sw-0) port 3": the channels by the switch and port
-// they leave, back to the first.
+// they leave, back to the first. A cycle over several VLs (SL2VL mode) names
+// each channel's VL: "vls: ... port 3 vl 0 -> ... port 4 vl 1 -> ...".
 std::string describe_cycle(const Fabric& fabric, std::span<const CdgChannel> cycle);
 
 // Builds the graph of `lfts` (by NodeIndex, as UnicastTables::lfts holds
-// them) over `fabric` and looks for a cycle on every VL. Fails when a VL
-// function returns a VL above 15.
+// them) over `fabric` and looks for a cycle on every VL (in SL2VL mode, one
+// graph over every (cable, VL), since a dependency may lead from one VL to
+// another). Fails when a VL or SL function returns a value above 15.
 Result<CdgReport> check_channel_dependencies(const Fabric& fabric, LftSet lfts, const CdgOptions& options = {});
 
 }  // namespace ibsm::routing

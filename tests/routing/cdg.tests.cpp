@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "routing/engine.h"
 #include "routing/graph.h"
 #include "routing/minhop.h"
 #include "routing/trace.h"
@@ -321,6 +322,112 @@ TEST_CASE("a switch's own packets to a ca count as traffic, switch-to-switch smp
   const CdgReport r = must(check_channel_dependencies(f, testing::route_minhop(graph).lfts));
   CHECK(r.channels == 5);  // four between switches, the host's injection
   CHECK(r.dependencies == 3);
+}
+
+TEST_CASE("sl2vl mode: a ring that deadlocks on one vl is acyclic with a dateline in the sls", "[routing][cdg][sl2vl]") {
+  // A ring of five, every route clockwise: packets from sw-4 to sw-1 wait
+  // on the cables 4->0, 0->1, so the dependencies go all the way round.
+  Fabric f = must(topogen::mesh({.dims = {5}, .torus = true}));
+  assign_lids(f);
+  const RoutingGraph graph = must(RoutingGraph::build(f));
+  const UnicastTables t = clockwise(f, graph);
+  REQUIRE(check_all_pairs(f, t.lfts).all_delivered());
+  const auto ring_index = [&](PortRef p) -> uint32_t {
+    const NodeIndex sw = f.node(p.node).is_switch() ? p.node : f.node(p.node).port(p.port).remote_node;
+    return graph.switch_of(sw);
+  };
+  // SL 1 for the clockwise paths that cross the wrap cable sw-4 -> sw-0.
+  const auto crosses = [&](PortRef source, Lid dlid) {
+    return uint8_t{ring_index(source) > ring_index(graph.owner_of(dlid)) ? uint8_t{1} : uint8_t{0}};
+  };
+  const auto is_ca = [&](NodeIndex n) { return !f.node(n).is_switch(); };
+
+  SECTION("every sl on vl 0: the cycle, as in plain mode") {
+    CdgOptions options;
+    options.path_sl = crosses;
+    options.sl2vl = [](NodeIndex, uint8_t, uint8_t, uint8_t) { return uint8_t{0}; };
+    const CdgReport r = must(check_channel_dependencies(f, t.lfts, options));
+    const CdgReport plain = must(check_channel_dependencies(f, t.lfts));
+    INFO(r.to_string());
+    CHECK_FALSE(r.acyclic());
+    CHECK_FALSE(plain.acyclic());
+    CHECK(r.dependencies == plain.dependencies);
+    CHECK(r.cycle.size() == 5);
+    CHECK_THAT(r.cycle_text, Catch::StartsWith("vl 0:"));
+    check_cycle_is_real(f, t, r);
+  }
+  SECTION("shortest routes: the ring's vl from the sl, the cas' on vl 0: the vl changes at the first switch, and no cycle") {
+    // Each way round at most two hops; SL 1 for a path over either wrap cable.
+    const auto forward = [&](uint32_t from, uint32_t to) { return (to + 5 - from) % 5 <= 2; };
+    const UnicastTables shortest = tables_by(graph, [&](NodeIndex sw, Lid lid, PortRef owner) {
+      const uint8_t local = port_toward_ca(f, sw, owner);
+      if (local != 0) return local;
+      return uint8_t{forward(graph.switch_of(sw), ring_index(graph.owner_of(lid))) ? uint8_t{2} : uint8_t{3}};
+    });
+    REQUIRE(check_all_pairs(f, shortest.lfts).all_delivered());
+    CdgOptions options;
+    options.path_sl = [&](PortRef source, Lid dlid) {
+      const uint32_t a = ring_index(source), b = ring_index(graph.owner_of(dlid));
+      return static_cast<uint8_t>((forward(a, b) ? b < a : b > a) ? 1 : 0);
+    };
+    const CdgReport one_vl = must(check_channel_dependencies(f, shortest.lfts));
+    INFO(one_vl.to_string());
+    CHECK_FALSE(one_vl.acyclic());
+    options.sl2vl = [&](NodeIndex n, uint8_t, uint8_t, uint8_t sl) { return is_ca(n) ? uint8_t{0} : sl; };
+    const CdgReport r = must(check_channel_dependencies(f, shortest.lfts, options));
+    INFO(r.to_string());
+    CHECK(r.acyclic());
+    REQUIRE(r.vls.size() == 2);
+    CHECK(r.vls[0].vl == 0);
+    CHECK(r.vls[1].vl == 1);
+    CHECK(r.vls[0].acyclic);
+    CHECK(r.vls[1].acyclic);
+  }
+  SECTION("a vl switched on the wrap cable's arrival only: a cycle through both vls, which no per-vl graph shows") {
+    // sw-0 sends what came in over the wrap cable (its "-" port 3) on vl 1;
+    // every other hop is on vl 0, so sw-1 puts the packets back on vl 0.
+    const NodeIndex sw0 = graph.node_of(0);
+    CdgOptions options;
+    options.path_sl = [](PortRef, Lid) { return uint8_t{0}; };
+    options.sl2vl = [&](NodeIndex n, uint8_t in, uint8_t, uint8_t) { return static_cast<uint8_t>(n == sw0 && in == 3 ? 1 : 0); };
+    const CdgReport r = must(check_channel_dependencies(f, t.lfts, options));
+    INFO(r.to_string());
+    CHECK_FALSE(r.acyclic());
+    bool vl0 = false, vl1 = false;
+    for (const CdgChannel& c : r.cycle) (c.vl == 0 ? vl0 : vl1) = true;
+    CHECK(vl0);
+    CHECK(vl1);
+    CHECK_THAT(r.cycle_text, Catch::StartsWith("vls: "));
+    CHECK_THAT(r.cycle_text, Catch::Contains("port 2 vl 1"));
+  }
+  SECTION("an sl or vl beyond 15 is an error") {
+    CdgOptions options;
+    options.path_sl = [](PortRef, Lid) { return uint8_t{16}; };
+    options.sl2vl = [](NodeIndex, uint8_t, uint8_t, uint8_t) { return uint8_t{0}; };
+    CHECK_FALSE(check_channel_dependencies(f, t.lfts, options).ok());
+    options.path_sl = [](PortRef, Lid) { return uint8_t{0}; };
+    options.sl2vl = [](NodeIndex, uint8_t, uint8_t, uint8_t) { return uint8_t{16}; };
+    CHECK_FALSE(check_channel_dependencies(f, t.lfts, options).ok());
+  }
+}
+
+TEST_CASE("sl2vl_lookup answers from an engine's tables, and the fallback elsewhere", "[routing][cdg][sl2vl]") {
+  Fabric f = must(topogen::mesh({.dims = {3}, .torus = false}));
+  std::vector<Sl2VlTable> tables(2);
+  tables[0].node = NodeIndex{0};
+  tables[0].in_port = 1;
+  tables[0].out_port = 2;
+  tables[0].vl_of_sl[3] = 5;
+  tables[1].node = NodeIndex{1};
+  tables[1].in_port = 3;
+  tables[1].out_port = 2;
+  tables[1].vl_of_sl.fill(7);
+  const auto lookup = sl2vl_lookup(f, tables, 9);
+  CHECK(lookup(NodeIndex{0}, 1, 2, 3) == 5);
+  CHECK(lookup(NodeIndex{0}, 1, 2, 4) == 0);
+  CHECK(lookup(NodeIndex{1}, 3, 2, 0) == 7);
+  CHECK(lookup(NodeIndex{1}, 2, 3, 0) == 9);
+  CHECK(lookup(NodeIndex{2}, 1, 2, 3) == 9);
 }
 
 }  // namespace
