@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 
 #include "routing/chain.h"
+#include "routing/dor.h"
 #include "routing/file_engine.h"
 #include "routing/ftree.h"
 #include "routing/minhop.h"
 #include "routing/sssp.h"
+#include "routing/torus_2qos.h"
 #include "routing/updn.h"
 
 namespace ibsm::routing {
@@ -53,6 +55,10 @@ Status register_builtin_engines(EngineRegistry& registry, const EngineSettings& 
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kSsspName), [] { return std::make_unique<SsspEngine>(); }));
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kFileName), [dump = settings.lft_file, name = settings.lft_file_name] {
     return std::make_unique<FileEngine>(dump, name);
+  }));
+  IBSM_RETURN_IF_ERROR(registry.add(std::string(kDorName), [] { return std::make_unique<DorEngine>(); }));
+  IBSM_RETURN_IF_ERROR(registry.add(std::string(kTorus2QosName), [config = settings.torus_config] {
+    return std::make_unique<Torus2QosEngine>(config);
   }));
   return {};
 }

@@ -12,6 +12,7 @@
 #include "mad/base/status.h"
 #include "mad/base/types.h"
 #include "routing/engine.h"
+#include "routing/torus_config.h"
 #include "sm/dump/lft_dump.h"
 
 namespace ibsm::routing {
@@ -44,10 +45,13 @@ struct EngineSettings {
   // The file engine's tables (lfts_file, -U) and the file's name for messages.
   std::shared_ptr<const LftDump> lft_file;
   std::string lft_file_name;
+  // torus-2QoS's torus-2QoS.conf (torus_config), parsed; null: torus-2QoS
+  // finds the torus from the cables alone.
+  std::shared_ptr<const TorusConfig> torus_config;
 };
 
 // Registers every engine built into ibsm (minhop, updn, dnup, ftree, sssp,
-// file), configured by `settings`. Fails when one of their names is taken
+// file, dor, torus-2QoS), configured by `settings`. Fails when one of their names is taken
 // already, e.g. when called twice.
 Status register_builtin_engines(EngineRegistry& registry, const EngineSettings& settings = {});
 
