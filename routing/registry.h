@@ -44,10 +44,13 @@ struct EngineSettings {
   // The file engine's tables (lfts_file, -U) and the file's name for messages.
   std::shared_ptr<const LftDump> lft_file;
   std::string lft_file_name;
+  // The data VLs engines may give paths (RoutingInput::max_vls): max_op_vls
+  // as a count of VLs (vls_of_max_op_vls, routing/vl_budget.h).
+  uint8_t max_vls = 15;
 };
 
 // Registers every engine built into ibsm (minhop, updn, dnup, ftree, sssp,
-// file), configured by `settings`. Fails when one of their names is taken
+// dfsssp, file), configured by `settings`. Fails when one of their names is taken
 // already, e.g. when called twice.
 Status register_builtin_engines(EngineRegistry& registry, const EngineSettings& settings = {});
 
