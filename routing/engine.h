@@ -55,6 +55,10 @@ struct RoutingInput {
   // The snapshot's multicast roots and trees, built once (routing/multicast_tree.h);
   // null: the default multicast hook builds its own for each call.
   MulticastTreeBuilder* multicast = nullptr;
+  // The data VLs an engine that assigns SLs may use (the configured
+  // max_op_vls as a count of VLs: 1, 2, 4, 8 or 15). vl_budget()
+  // (routing/vl_budget.h) narrows it by the ports' VLCap.
+  uint8_t max_vls = 15;
   const Fabric& fabric() const { return graph.fabric(); }
 };
 

@@ -6,6 +6,7 @@
 
 #include "routing/chain.h"
 #include "routing/dor.h"
+#include "routing/dfsssp.h"
 #include "routing/file_engine.h"
 #include "routing/ftree.h"
 #include "routing/minhop.h"
@@ -53,6 +54,7 @@ Status register_builtin_engines(EngineRegistry& registry, const EngineSettings& 
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kDnUpName), [] { return std::make_unique<DnUpEngine>(); }));
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kFatTreeName), [] { return std::make_unique<FatTreeEngine>(); }));
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kSsspName), [] { return std::make_unique<SsspEngine>(); }));
+  IBSM_RETURN_IF_ERROR(registry.add(std::string(kDfssspName), [] { return std::make_unique<DfssspEngine>(); }));
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kFileName), [dump = settings.lft_file, name = settings.lft_file_name] {
     return std::make_unique<FileEngine>(dump, name);
   }));

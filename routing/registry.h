@@ -48,10 +48,13 @@ struct EngineSettings {
   // torus-2QoS's torus-2QoS.conf (torus_config), parsed; null: torus-2QoS
   // finds the torus from the cables alone.
   std::shared_ptr<const TorusConfig> torus_config;
+  // The data VLs engines may give paths (RoutingInput::max_vls): max_op_vls
+  // as a count of VLs (vls_of_max_op_vls, routing/vl_budget.h).
+  uint8_t max_vls = 15;
 };
 
 // Registers every engine built into ibsm (minhop, updn, dnup, ftree, sssp,
-// file, dor, torus-2QoS), configured by `settings`. Fails when one of their names is taken
+// dfsssp, file, dor, torus-2QoS), configured by `settings`. Fails when one of their names is taken
 // already, e.g. when called twice.
 Status register_builtin_engines(EngineRegistry& registry, const EngineSettings& settings = {});
 

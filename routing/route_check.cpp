@@ -1,6 +1,8 @@
 #include "routing/route_check.h"
 
 #include <algorithm>
+#include <array>
+#include <map>
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -506,7 +508,27 @@ CheckSummary check_all_pairs(const Fabric& fabric, LftSet lfts, const CheckOptio
 }
 
 bool promises_deadlock_freedom(std::string_view engine) {
-  return engine == "updn" || engine == "dnup" || engine == "ftree";
+  return engine == "updn" || engine == "dnup" || engine == "ftree" || engine == "dfsssp";
+}
+
+CdgOptions engine_vls(const RoutingEngine& engine, const RoutingInput& input) {
+  CdgOptions options;
+  if (!engine.assigns_sls()) return options;
+  // The tables of the ports packets start from: a CA port's own (in = out).
+  std::map<PortRef, std::array<uint8_t, 16>> first_hop;
+  if (std::optional<std::vector<Sl2VlTable>> tables = engine.sl2vl(input)) {
+    for (const Sl2VlTable& t : *tables) {
+      if (t.in_port == t.out_port) first_hop[PortRef{t.node, t.out_port}] = t.vl_of_sl;
+    }
+  }
+  const Fabric& fabric = input.fabric();
+  options.path_vl = [&engine, &input, &fabric, first_hop = std::move(first_hop)](PortRef source, Lid dlid) {
+    const Lid slid = fabric.node(source.node).port(source.port).base_lid;
+    const uint8_t sl = engine.path_sl(input, slid, dlid) & 0x0F;
+    const auto it = first_hop.find(source);
+    return it == first_hop.end() ? sl : it->second[sl];
+  };
+  return options;
 }
 
 bool RouteCheck::ok() const {

@@ -79,17 +79,27 @@ struct CheckSummary {
 CheckSummary check_all_pairs(const Fabric& fabric, LftSet lfts, const CheckOptions& options = {});
 
 // Whether the engine of this name promises tables without a channel
-// dependency cycle (updn, dnup, ftree).
+// dependency cycle (updn, dnup, ftree; dfsssp on the VLs of its SLs).
 bool promises_deadlock_freedom(std::string_view engine);
+
+class RoutingEngine;
+struct RoutingInput;
+// The VL of each packet as an engine that assigns SLs sends it: the SL its
+// path_sl gives (source port's base LID, destination LID), then the VL the
+// source port's table among the engine's sl2vl() tables maps it to (the SL
+// itself where it gives none: the identity). A packet keeps that VL on the
+// way (CdgOptions). Empty options (every packet on VL 0) for an engine that
+// assigns no SLs. The options call `engine` with `input`: both must outlive them.
+CdgOptions engine_vls(const RoutingEngine& engine, const RoutingInput& input);
 
 struct RouteCheckOptions {
   CheckOptions pairs;
   // The engine that made the tables ("" when unknown): the verdict holds a
   // cycle against an engine that promises deadlock freedom.
   std::string engine;
-  // The VL of each packet for the dependency graph. No engine assigns SLs
-  // yet, so both callers leave it empty (every packet on VL 0); an engine
-  // with SLs hands its SL-to-VL mapping in here.
+  // The VL of each packet for the dependency graph: empty, every packet on
+  // VL 0; the daemon's routing step hands in engine_vls() of the engine
+  // used, `ibsm check` the SLs of a path SL file.
   CdgOptions vls;
 };
 

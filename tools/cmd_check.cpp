@@ -23,6 +23,7 @@
 #include "routing/registry.h"
 #include "routing/route_check.h"
 #include "sm/dump/lft_dump.h"
+#include "sm/dump/path_sl_dump.h"
 #include "sm/status_page/status_page.h"
 #include "sm/sweep/guid2lid.h"
 #include "tools/args.h"
@@ -34,7 +35,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: ibsm check --topology FILE --lfts FILE [--guid2lid FILE] [--engine NAME]\n"
-    "                  [--stride N] [--trace SLID:DLID]... [--status-page FILE]\n"
+    "                  [--sl FILE] [--stride N] [--trace SLID:DLID]... [--status-page FILE]\n"
     "\n"
     "Checks forwarding tables against a topology, as the daemon does after every\n"
     "routing: follows every CA-to-CA pair (every LID of every port) through the\n"
@@ -46,13 +47,17 @@ constexpr const char* kUsage =
     "Exit status: 0 when every pair is delivered; 1 when a pair is not, a port has\n"
     "no LID or a LID two owners, or the tables come from an engine that promises\n"
     "deadlock freedom (--engine updn, dnup or ftree) and have a dependency cycle\n"
-    "(other engines' cycles are reported only); 2 for bad usage.\n"
+    "(other engines' cycles are reported only), or the paths of an --sl file leave a\n"
+    "cycle on some VL; 2 for bad usage.\n"
     "\n"
     "  --topology FILE   ibsim netfile or ibnetdiscover output (LIDs are taken from it)\n"
     "  --lfts FILE       dump_lfts / ibroute output, or OpenSM's opensm-lfts.dump\n"
     "  --guid2lid FILE   take the LIDs from this OpenSM guid2lid file instead (as the\n"
     "                    daemon's cache or `ibsm route --guid2lid` writes it)\n"
     "  --engine NAME     the routing engine that made the tables, as -R names it\n"
+    "  --sl FILE         the SL of every path (`ibsm route --sl` writes it: SLID DLID SL\n"
+    "                    lines, unlisted paths SL 0): the dependencies are checked on\n"
+    "                    each VL apart, SL i on VL i\n"
     "  --stride N        count pairs from every N-th source port only\n"
     "  --trace S:D       also print the switches a packet from LID S to LID D crosses,\n"
     "                    one line each: node GUID, in-port, out-port\n"
@@ -141,6 +146,7 @@ int cmd_check(int argc, char** argv) {
   auto lfts_file = args.value("--lfts");
   auto guid2lid_file = args.value("--guid2lid");
   auto engine = args.value("--engine");
+  auto sl_file = args.value("--sl");
   auto stride = args.integer("--stride", 1, 1 << 20);
   auto status_page = args.value("--status-page");
   std::vector<std::pair<Lid, Lid>> traces;
@@ -221,6 +227,22 @@ int cmd_check(int argc, char** argv) {
 
   std::vector<std::string> bad_lids = lid_problems(*fabric);
 
+  std::optional<PathSlDump> sls;
+  if (sl_file) {
+    auto sl_text = read_text_file(*sl_file);
+    if (!sl_text.ok()) {
+      std::fprintf(stderr, "ibsm check: %s\n", sl_text.status().message().c_str());
+      return 1;
+    }
+    std::istringstream sl_in(*sl_text);
+    auto parsed = parse_path_sl_dump(sl_in, *sl_file);
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "ibsm check: %s\n", parsed.status().message().c_str());
+      return 1;
+    }
+    sls = std::move(*parsed);
+  }
+
   for (const auto& [slid, dlid] : traces) {
     routing::RouteTracer tracer(*fabric, lfts);
     std::optional<PortRef> source;
@@ -246,18 +268,27 @@ int cmd_check(int argc, char** argv) {
   routing::RouteCheckOptions options;
   if (stride) options.pairs.source_stride = static_cast<uint32_t>(*stride);
   if (engine) options.engine = *engine;
-  const routing::RouteCheck check = routing::check_routes(*fabric, lfts, options);
+  if (sls) {
+    // SL i on VL i: the SL2VL tables of a live fabric are not read here.
+    options.vls.path_vl = [&](PortRef source, Lid dlid) {
+      return sls->sl(fabric->node(source.node).port(source.port).base_lid, dlid);
+    };
+  }
+  routing::RouteCheck check = routing::check_routes(*fabric, lfts, options);
+  // SLs are there to break the cycles: with them, a cycle is a failure.
+  if (sls) check.deadlock_free_promised = true;
   const routing::CheckSummary& s = check.pairs;
   std::printf("%zu switches (%zu without a table), %zu CAs\n", fabric->switch_count(), missing, fabric->ca_count());
   std::printf("%s\n", s.to_string().c_str());
   for (const auto& p : s.problems) std::printf("  %s\n", p.c_str());
+  if (sls) std::printf("sls: %zu paths off sl 0 in %s\n", sls->sls.size(), sl_file->c_str());
   if (check.cdg) {
     std::printf("cdg: %s\n", check.cdg->to_string().c_str());
   } else {
     std::printf("cdg: not checked: %s\n", check.cdg_error.c_str());
   }
   if (check.has_cycle()) {
-    std::printf(check.deadlock_free_promised ? "cdg: %s promises no cycle: these tables can deadlock\n"
+    std::printf(check.deadlock_free_promised ? "cdg: %s promises no cycle (or its sls do): these tables can deadlock\n"
                                              : "cdg: a cycle is allowed for %s (it promises no deadlock freedom)\n",
                 check.engine.empty() ? "an unnamed engine" : check.engine.c_str());
   }

@@ -13,6 +13,7 @@
 
 #include "sm/dump/lft_dump.h"
 #include "sm/dump/opensm_dump.h"
+#include "sm/dump/path_sl_dump.h"
 #include "sm/sweep/guid2lid.h"
 #include "sm/sweep/lid_assignment.h"
 #include "sm/sweep/routing_step.h"
@@ -42,6 +43,10 @@ constexpr const char* kUsage =
     "                           or opensm (OpenSM's opensm-lfts.dump); both load\n"
     "                           with -R file -U OUT, in ibsm and in OpenSM\n"
     "      --guid2lid OUT       write the LIDs assigned, in OpenSM's guid2lid format\n"
+    "      --sl OUT             write the SL of every path off SL 0 (SLID DLID SL\n"
+    "                           lines; dfsssp assigns SLs), for `ibsm check --sl`\n"
+    "      --max-vls N          the VLs an engine may put paths on, 1-15 (default 8:\n"
+    "                           VL0-7, the VLCap of ibsim's and most HCAs' ports)\n"
     "  -R, --engine LIST        routing engines to try in order, comma separated\n"
     "                           (as routing_engine; default minhop)\n"
     "  -l, --lmc N              LID mask control 0-7 (default 0)\n"
@@ -64,6 +69,8 @@ int cmd_route(int argc, char** argv) {
   auto out_file = args.value("--lfts");
   auto format = args.value("--format");
   auto guid2lid_file = args.value("--guid2lid");
+  auto sl_file = args.value("--sl");
+  auto max_vls = args.integer("--max-vls", 1, 15);
   auto engine = args.value("--engine", "-R");
   auto lmc = args.integer("--lmc", 0, 7, "-l");
   bool lmc_esp0 = args.flag("--lmc_esp0");
@@ -89,6 +96,7 @@ int cmd_route(int argc, char** argv) {
     std::fprintf(stderr, "ibsm route: %s\n", engines.status().message().c_str());
     return 2;
   }
+  engines->max_vls = static_cast<uint8_t>(max_vls.value_or(8));
   auto route = make_route_function(engine.value_or("minhop"), log, *engines);
   if (!route.ok()) {
     std::fprintf(stderr, "ibsm route: %s\n", route.status().message().c_str());
@@ -143,6 +151,14 @@ int cmd_route(int argc, char** argv) {
   if (!written.ok()) {
     std::fprintf(stderr, "ibsm route: %s\n", written.message().c_str());
     return 1;
+  }
+  if (sl_file) {
+    Status sl_written = write_stream_output(
+        *sl_file, [&](std::ostream& out) { write_path_sl_dump(*fabric, routes->path_sl, routes->engine, out); });
+    if (!sl_written.ok()) {
+      std::fprintf(stderr, "ibsm route: %s\n", sl_written.message().c_str());
+      return 1;
+    }
   }
   if (guid2lid_file) {
     std::ostringstream map;

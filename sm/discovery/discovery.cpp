@@ -198,6 +198,7 @@ class Walker {
     p.width_active = pi.link_width_active;
     p.speed_active = pi.link_speed_active;
     p.speed_ext_active = pi.link_speed_ext_active;
+    p.vl_cap = pi.vl_cap;
     if (!n.is_switch()) {
       p.base_lid = pi.lid;
       p.lmc = pi.lmc;

@@ -45,6 +45,10 @@ struct Port {
   uint8_t width_active = link_width::x4;
   uint8_t speed_active = link_speed::sdr;
   uint8_t speed_ext_active = link_speed_ext::none;
+  // PortInfo:VLCap (IBA 14.2.5.6: 1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7, 5 VL0-14);
+  // 0: unknown (a topology file does not say). Engines that spread paths
+  // over VLs stay within it (routing/vl_budget.h).
+  uint8_t vl_cap = 0;
   // The peer at the other end of the cable, if any.
   NodeIndex remote_node;
   uint8_t remote_port = 0;

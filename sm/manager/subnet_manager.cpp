@@ -7,6 +7,7 @@
 #include "mad/wire/constants.h"
 #include "mad/wire/port_info.h"
 #include "mad/wire/smp.h"
+#include "routing/vl_budget.h"
 #include "sa/client.h"
 #include "sa/snapshot.h"
 #include "sm/config/config_reload.h"
@@ -59,6 +60,7 @@ sa::SaMirrorOptions mirror_options(const SmConfig& c) {
 Result<std::unique_ptr<SubnetManager>> SubnetManager::create(Transport& port, const Clock& clock,
                                                              const SmConfig& config, routing::EngineSettings engines,
                                                              SweepState state, LogSink& log) {
+  engines.max_vls = routing::data_vls_of_code(config.max_op_vls);  // the engines' VL budget
   auto route = make_route_function(config.routing_engine, log, engines);
   if (!route.ok()) return route.status();
   return std::unique_ptr<SubnetManager>(
@@ -637,7 +639,8 @@ void SubnetManager::publish_to_sa(const SweepReport& report, Micros now) {
 
 void SubnetManager::reconfigure(const SmConfig& config) {
   bool route_ok = true;
-  if (config.routing_engine != config_.routing_engine) {
+  if (config.routing_engine != config_.routing_engine || config.max_op_vls != config_.max_op_vls) {
+    engines_.max_vls = routing::data_vls_of_code(config.max_op_vls);
     auto route = make_route_function(config.routing_engine, log_, engines_);
     route_ok = route.ok();
     if (!route.ok()) {

@@ -153,6 +153,9 @@ void collect_routing(const SubnetManager& sm, MetricsRegistry& out) {
     out.gauge("ibsm_routing_deadlock_verdict",
               "The channel dependency check of the routed tables: 1 for the verdict (acyclic, cycle, not_checked).",
               {{"verdict", v}}, std::string_view(v) == verdict ? 1 : 0);
+  out.counter("ibsm_routing_credit_loops_total",
+              "Routings installed although their channel dependency graph has a cycle (logged at error level).", {},
+              as_double(routes.credit_loops));
   if (!routes.route_check) return;
   const routing::CheckSummary& p = routes.route_check->pairs;
   out.gauge("ibsm_routing_check_pairs", "CA-to-CA pairs the route check traced.", {}, as_double(p.pairs));

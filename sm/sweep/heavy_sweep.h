@@ -42,6 +42,9 @@ struct SweepRoutes {
   // The same verdict, structured (pairs, link load, the CDG's), for the
   // metrics; empty when the route function did not check.
   std::optional<routing::RouteCheck> route_check;
+  // Routings with a channel dependency cycle the route function returned so
+  // far, this one included (routing_step.h): the metrics' credit loop count.
+  uint64_t credit_loops = 0;
   // The SL of a path, from the engine used (SA PathRecords); empty when it
   // assigns none (every path SL 0).
   std::function<uint8_t(Lid source, Lid destination)> path_sl;

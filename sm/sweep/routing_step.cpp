@@ -1,10 +1,26 @@
 #include "sm/sweep/routing_step.h"
 
+#include <memory>
+
 #include "routing/chain.h"
+#include "routing/graph.h"
 #include "routing/registry.h"
 #include "routing/route_check.h"
 
 namespace ibsm {
+
+std::function<uint8_t(Lid, Lid)> owned_path_sl(std::shared_ptr<const routing::RoutingEngine> engine,
+                                               const Fabric& snapshot) {
+  if (!engine || !engine->assigns_sls()) return {};
+  auto fabric = std::make_shared<const Fabric>(snapshot);
+  Result<routing::RoutingGraph> built = routing::RoutingGraph::build(*fabric);
+  if (!built.ok()) return {};  // the engine routed this very fabric: it builds
+  auto graph = std::make_shared<const routing::RoutingGraph>(std::move(*built));
+  return [engine = std::move(engine), fabric = std::move(fabric), graph = std::move(graph)](Lid source,
+                                                                                           Lid destination) {
+    return engine->path_sl(routing::RoutingInput{.graph = *graph}, source, destination);
+  };
+}
 
 Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink& log,
                                           const routing::EngineSettings& settings) {
@@ -13,23 +29,23 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
   auto chain = routing::parse_engine_chain(chain_text, registry);
   if (!chain.ok()) return chain.status();
   LogSink* sink = &log;
-  return RouteFunction([chain_text, sink, settings](const Fabric& snapshot) -> Result<SweepRoutes> {
+  auto credit_loops = std::make_shared<uint64_t>(0);
+  return RouteFunction([chain_text, sink, settings, credit_loops](const Fabric& snapshot) -> Result<SweepRoutes> {
     auto outcome = routing::route_snapshot(snapshot, chain_text, *sink, settings);
     if (!outcome.ok()) return outcome.status();
     SweepRoutes r;
     r.lfts = std::move(outcome->tables.lfts);
     r.engine = outcome->engine;
     r.engine_used = std::move(outcome->used);
-    if (r.engine_used && r.engine_used->assigns_sls()) {
-      r.path_sl = [engine = r.engine_used, graph = outcome->graph](Lid source, Lid destination) {
-        return engine->path_sl(routing::RoutingInput{*graph}, source, destination);
-      };
-    }
+    r.path_sl = owned_path_sl(r.engine_used, snapshot);
     // Judge the tables before they are programmed, with the words `ibsm
-    // check` prints. A failed check is logged, not fatal: the tables are the
-    // best the chain could do, and routing part of a fabric beats none.
-    routing::RouteCheck check =
-        routing::check_routes(snapshot, r.lfts, {.pairs = {.max_problems = 3}, .engine = r.engine});
+    // check` prints, on the VLs the engine's SLs put the packets on. A
+    // failed check is logged, not fatal: the tables are the best the chain
+    // could do, and routing part of a fabric beats none.
+    const routing::RoutingInput input{.graph = *outcome->graph, .max_vls = settings.max_vls};
+    routing::RouteCheck check = routing::check_routes(
+        snapshot, r.lfts,
+        {.pairs = {.max_problems = 3}, .engine = r.engine, .vls = routing::engine_vls(*r.engine_used, input)});
     r.check = check.to_string();
     r.check_ok = check.ok();
     r.port_routes = std::move(check.pairs.port_routes);
@@ -37,6 +53,18 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
     for (const std::string& problem : check.pairs.problems) {
       ibsm::log(*sink, LogLevel::warn, Subsystem::routing, "routing check: {}", problem);
     }
+    // A credit loop is never installed in silence: these are still the
+    // tables programmed (no engine of the chain did better, and a fabric
+    // that can deadlock under load beats one without routes), but the error
+    // says so and the count goes to the metrics.
+    if (check.has_cycle()) {
+      ++*credit_loops;
+      ibsm::log(*sink, LogLevel::error, Subsystem::routing,
+                "routing engine {} leaves a credit loop in the tables installed (a channel dependency cycle on {}); "
+                "the fabric can deadlock under load: choose an engine that stays deadlock-free here (dfsssp, updn)",
+                r.engine, check.cdg->cycle_text);
+    }
+    r.credit_loops = *credit_loops;
     r.route_check = std::move(check);
     return r;
   });

@@ -3,6 +3,8 @@
 // (routing/route_check.h) run on the tables it returns, logged in one line.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "mad/base/log.h"
@@ -18,7 +20,18 @@ namespace ibsm {
 // and the verdict logged on the routing subsystem: at info level when every
 // pair is delivered and no engine promising deadlock freedom left a channel
 // dependency cycle, at warn level (with the first failed pairs) otherwise.
+// The channel dependencies are checked on the VLs of the engine's SLs
+// (routing::engine_vls). Tables with a cycle are still programmed, but never
+// in silence: an error line, and SweepRoutes::credit_loops counts them.
 Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink& log,
                                           const routing::EngineSettings& settings = {});
+
+// The SA's per-path SL lookup for `engine` after it routed `snapshot`: empty
+// when the engine assigns no SLs. It owns what it reads (the engine, a copy of
+// the snapshot and a routing graph over the copy): the heavy sweep's fabric
+// the engine routed is moved away when the sweep ends, and the SA asks long
+// after.
+std::function<uint8_t(Lid, Lid)> owned_path_sl(std::shared_ptr<const routing::RoutingEngine> engine,
+                                               const Fabric& snapshot);
 
 }  // namespace ibsm

@@ -13,8 +13,11 @@
 #include "mad/wire/constants.h"
 #include "mad/wire/sa/multi_path_record.h"
 #include "mad/wire/sa/path_record.h"
+#include "routing/dfsssp.h"
 #include "routing/engine.h"
+#include "routing/graph.h"
 #include "sa/link_rate.h"
+#include "sm/sweep/routing_step.h"
 #include "sm/topogen/generators.h"
 #include "tests/sa/sa_fixtures.h"
 
@@ -813,3 +816,42 @@ TEST_CASE("a wildcard PathRecord table of more than 2^20 port pairs is refused, 
   t.sgid = gid_of(s, s.endports.front());
   CHECK(path_query(s, wire::method::get_table, pr::sgid, t, requester).status == 0);
 }
+
+TEST_CASE("PathRecords carry the SLs of the engine the sweep routed with (dfsssp on a ring)", "[sa][path][sl]") {
+  // A ring of five: the shortest paths one way round close a cycle, so
+  // dfsssp needs a second layer.
+  SweepHarness h(must(topogen::mesh({.dims = {5}, .torus = true, .hosts_per_switch = 2})));
+  auto route = make_route_function("dfsssp", null_log_sink());
+  REQUIRE(route.ok());
+  h.config().route = *route;
+  SweepReport report = h.heavy();
+  REQUIRE(report.subnet_up);
+  REQUIRE(report.routes.engine == "dfsssp");
+  auto built = sa::build_sa_snapshot(*report.subnet, test::sa_options());
+  REQUIRE(built.ok());
+  const sa::SaSnapshot& s = *built;
+  // The SLs as a fresh dfsssp gives them on the fabric the sweep configured.
+  auto built_graph = routing::RoutingGraph::build(report.subnet->fabric);
+  REQUIRE(built_graph.ok());
+  const routing::RoutingGraph& graph = *built_graph;
+  routing::DfssspEngine engine;
+  REQUIRE(engine.compute(routing::RoutingInput{.graph = graph}).ok());
+  REQUIRE(engine.layers() > 1);
+  // The sweep's engine and fabric are gone by now: the SA reads only what it owns.
+  report = SweepReport{};
+  std::set<uint8_t> seen;
+  for (const sa::EndPort& src : s.endports) {
+    for (const sa::EndPort& dst : s.endports) {
+      if (src.ref == dst.ref || h.sim().topology().node(src.ref.node).is_switch() ||
+          h.sim().topology().node(dst.ref.node).is_switch())
+        continue;
+      const auto r = get_by_lids(s, src.base_lid, dst.base_lid);
+      REQUIRE(r.status == 0);
+      const uint8_t expected = engine.path_sl(routing::RoutingInput{.graph = graph}, src.base_lid, dst.base_lid);
+      CHECK(record(r, 0).sl == expected);
+      seen.insert(record(r, 0).sl);
+    }
+  }
+  CHECK(seen.size() == engine.layers());
+}
+

@@ -2,6 +2,7 @@
 // verdict logged in one line, as `ibsm check` words it.
 #include "sm/sweep/routing_step.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,64 @@ TEST_CASE("the routing step logs the route check in one line", "[sweep][routing]
     CHECK(lines[0] == "warn " + r.check);
     CHECK_THAT(r.check, Catch::StartsWith("routing check (minhop): 6/12 pairs delivered (6 unreachable, 0 looping)"));
   }
+}
+
+TEST_CASE("a routing with a credit loop is installed with an error, never in silence", "[sweep][routing][check]") {
+  MemorySink log;
+  // A ring of five: every shortest path is the only one, and those one way
+  // round close a cycle whatever the engine.
+  const Fabric f = with_lids(topogen::mesh({.dims = {5}, .torus = true, .hosts_per_switch = 1}));
+  SECTION("min-hop on a ring: the tables stand, an error names the cycle, the count goes up") {
+    auto function = make_route_function("minhop", log);
+    REQUIRE(function.ok());
+    const Result<SweepRoutes> first = (*function)(f);
+    REQUIRE(first.ok());
+    CHECK(first->check_ok);  // min-hop promises nothing
+    REQUIRE(first->route_check);
+    CHECK(first->route_check->has_cycle());
+    const auto errors = log.with("credit loop");
+    REQUIRE(errors.size() == 1);
+    CHECK_THAT(errors[0], Catch::StartsWith("error routing engine minhop leaves a credit loop"));
+    CHECK_THAT(errors[0], Catch::Contains("cycle on vl 0"));
+    CHECK(first->credit_loops == 1);
+    CHECK((*function)(f)->credit_loops == 2);
+  }
+  SECTION("dfsssp on the same ring: checked on the vls of its sls, acyclic, no error") {
+    const SweepRoutes r = route("dfsssp", f, log);
+    CHECK(r.engine == "dfsssp");
+    CHECK(r.check_ok);
+    CHECK_THAT(r.check, Catch::Contains("cdg acyclic on vls 0,1"));
+    CHECK(log.with("credit loop").empty());
+    CHECK(r.credit_loops == 0);
+    REQUIRE(r.path_sl);
+  }
+}
+
+TEST_CASE("the sa's path sl lookup owns what it reads", "[sweep][routing][sl]") {
+  // A stand-in engine whose path_sl reads the fabric it routed (as an engine
+  // deriving SLs from coordinates would): the number of nodes, as an SL.
+  class CountingEngine final : public routing::RoutingEngine {
+   public:
+    std::string_view name() const override { return "counting"; }
+    Result<routing::UnicastTables> compute(const routing::RoutingInput&) override { return routing::UnicastTables{}; }
+    uint8_t path_sl(const routing::RoutingInput& input, Lid, Lid) const override {
+      return static_cast<uint8_t>(input.fabric().node_count() % 16);
+    }
+    bool assigns_sls() const override { return true; }
+  };
+  auto engine = std::make_shared<const CountingEngine>();
+  auto snapshot = std::make_unique<Fabric>(with_lids(topogen::leaf_spine({.leaves = 2, .spines = 1, .hosts_per_leaf = 2})));
+  REQUIRE(snapshot->node_count() == 7);
+  const auto path_sl = owned_path_sl(engine, *snapshot);
+  REQUIRE(path_sl);
+  // The heavy sweep moves its fabric into the SubnetSnapshot and drops the
+  // rest; the SA asks afterwards. Emptied and gone, the answer stands.
+  *snapshot = Fabric{};
+  CHECK(path_sl(Lid{4}, Lid{5}) == 7);
+  snapshot.reset();
+  CHECK(path_sl(Lid{4}, Lid{5}) == 7);
+  // An engine without SLs gives no lookup: SL 0 for every path.
+  CHECK_FALSE(owned_path_sl(nullptr, Fabric{}));
 }
 
 }  // namespace
