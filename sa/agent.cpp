@@ -83,6 +83,8 @@ SaAgent::SaAgent(rmpp::MadSink sink, SaAgentOptions options, LogSink& log)
 SaAgent::~SaAgent() = default;
 
 void SaAgent::set_snapshot(std::shared_ptr<const SaSnapshot> snapshot, Micros now) {
+  const auto counts = registration_counts();
+  const bool installs = snapshot && (pending_import_ || pending_multicast_import_);
   if (snapshot && snapshot_) {
     for (const wire::Notice& n : notices_between(*snapshot_, *snapshot, snapshot->sm_lid)) subscriptions_.publish(n, now);
   }
@@ -100,12 +102,15 @@ void SaAgent::set_snapshot(std::shared_ptr<const SaSnapshot> snapshot, Micros no
     }
     publish_multicast_events(now);
   }
+  if (installs) ++registrations_changes_;
+  note_if_changed(counts);
   poll(now);
 }
 
 SaImportResult SaAgent::import(SaRegistrations registrations, Micros now) {
   SaImportResult r;
-  r.services = services_.import(std::move(registrations.services), now);
+  ++registrations_changes_;
+  r.services = services_.import(std::move(registrations.services), now, registrations.service_lease_left);
   if (snapshot_) {
     r.subscriptions = subscriptions_.import(std::move(registrations.subscriptions), *snapshot_);
     pending_import_.reset();
@@ -124,8 +129,29 @@ SaImportResult SaAgent::import(SaRegistrations registrations, Micros now) {
   return r;
 }
 
+SaRegistrations SaAgent::registrations(Micros now) const {
+  SaRegistrations r;
+  for (ServiceRegistry::Held& h : services_.held(now)) {
+    r.services.push_back(h.record);
+    r.service_lease_left.push_back(h.lease_left);
+  }
+  r.subscriptions = pending_import_ ? *pending_import_ : subscriptions_.records();
+  r.multicast = pending_multicast_import_ ? *pending_multicast_import_ : multicast_.records();
+  return r;
+}
+
+std::array<size_t, 3> SaAgent::registration_counts() const {
+  return {services_.size(), subscriptions_.size(), multicast_.member_count()};
+}
+
+void SaAgent::note_if_changed(const std::array<size_t, 3>& before) {
+  if (registration_counts() != before) ++registrations_changes_;
+}
+
 void SaAgent::set_partitions(std::shared_ptr<const PartitionConfig> partitions, Micros now) {
+  const auto counts = registration_counts();
   multicast_.set_partitions(std::move(partitions), snapshot_.get());
+  note_if_changed(counts);
   if (snapshot_) publish_multicast_events(now);
   poll(now);
 }
@@ -330,6 +356,10 @@ void SaAgent::note_answer(std::span<const uint8_t> request_header, uint16_t stat
   if (!h.ok()) return;
   const SaAnswerKind kind{h->attr_id, h->method, status};
   ++counters_.answers_by_kind[kind];
+  const bool registers = h->attr_id == wire::sa_attr::service_record || h->attr_id == wire::sa_attr::inform_info ||
+                         h->attr_id == wire::sa_attr::mc_member_record;
+  if (registers && status == 0 && (h->method == wire::method::set || h->method == wire::method::delete_))
+    ++registrations_changes_;
   if (on_answer_) on_answer_(kind, arrived_);
 }
 
@@ -368,7 +398,9 @@ void SaAgent::send_single(const MadAddress& peer, std::span<const uint8_t> heade
 
 void SaAgent::poll(Micros now) {
   rmpp_.poll(now);
+  const size_t services = services_.size();
   services_.expire(now);
+  if (services_.size() != services) ++registrations_changes_;
   for (const MadPacket& report : subscriptions_.take_due(now)) sink_(report);
 }
 

@@ -28,7 +28,10 @@
 // the SM learns their changes through take_multicast_changes() and multicast().
 //
 // import() is the takeover: the registrations a standby read from its master
-// (sa/mirror.h) replace this agent's own, as the registries document.
+// (sa/mirror.h) replace this agent's own, as the registries document. It is
+// also the restart: what the SM's cache kept (sa/registrations_codec.h).
+// registrations() is the other way, for the cache; registrations_changes()
+// counts what may have changed them, so the owner knows when to save.
 #pragma once
 
 #include <array>
@@ -132,6 +135,14 @@ class SaAgent {
   // services and subscriptions (ServiceRegistry::import, Subscriptions::import):
   // finite leases restart at `now`, subscribers are found in the snapshot.
   SaImportResult import(SaRegistrations registrations, Micros now);
+  // What this agent holds, as a trusted GetTable of each table would answer
+  // it, services with their leases' time left at `now`; subscriptions and
+  // groups imported but waiting for the first snapshot as they came.
+  SaRegistrations registrations(Micros now) const;
+  // Goes up whenever the registrations may have changed: a successful Set
+  // or Delete of a ServiceRecord, InformInfo or MCMemberRecord, an import,
+  // a lease that ended, a subscriber or member that left with a snapshot.
+  uint64_t registrations_changes() const { return registrations_changes_; }
 
   // The partitions whose predefined multicast groups the SA keeps
   // (mc_predefined.h); nullptr, the default: OpenSM's built-in default
@@ -184,6 +195,10 @@ class SaAgent {
   void remember_request(const rmpp::SessionKey& key, std::span<const uint8_t> header, std::span<const uint8_t> data);
   // Counts the answer to the request whose header is `request_header`.
   void note_answer(std::span<const uint8_t> request_header, uint16_t status);
+  // Services, subscriptions and multicast members held: when any count moved
+  // across a step, the registrations changed.
+  std::array<size_t, 3> registration_counts() const;
+  void note_if_changed(const std::array<size_t, 3>& before);
 
   rmpp::MadSink sink_;
   SaAgentOptions options_;
@@ -203,6 +218,7 @@ class SaAgent {
   // The requests whose answers are RMPP transfers, by the transfers' keys;
   // entries of transfers no longer active are pruned as the map grows.
   std::map<rmpp::SessionKey, RequestIdentity> rmpp_requests_;
+  uint64_t registrations_changes_ = 0;
 };
 
 }  // namespace ibsm::sa

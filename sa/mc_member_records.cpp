@@ -317,6 +317,20 @@ SaQueryResult MulticastRegistry::get(const SaSnapshot& s, const SaQuery& q) cons
   return answer(found);
 }
 
+std::vector<McMemberRecord> MulticastRegistry::records() const {
+  std::vector<McMemberRecord> out;
+  out.reserve(member_count());
+  for (const auto& [mgid, g] : groups_.groups())
+    for (const auto& [guid, m] : g.members) out.push_back(member_record(g, m));
+  return out;
+}
+
+size_t MulticastRegistry::member_count() const {
+  size_t n = 0;
+  for (const auto& [mgid, g] : groups_.groups()) n += g.members.size();
+  return n;
+}
+
 void MulticastRegistry::set_partitions(std::shared_ptr<const PartitionConfig> config, const SaSnapshot* snapshot) {
   partitions_ = std::move(config);
   partitions_synced_ = false;

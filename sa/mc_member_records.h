@@ -103,6 +103,11 @@ class MulticastRegistry {
   void set_partitions(std::shared_ptr<const PartitionConfig> config, const SaSnapshot* snapshot);
   void set_snapshot(const SaSnapshot& snapshot);
   ImportResult import(const std::vector<wire::McMemberRecord>& records, const SaSnapshot& snapshot);
+  // One record per member of every group, as a trusted GetTable answers
+  // them (MLIDs, PortGIDs and JoinStates included), for the cache.
+  std::vector<wire::McMemberRecord> records() const;
+  // Members of every group.
+  size_t member_count() const;
 
   const McGroups& groups() const { return groups_; }
   std::vector<Lid> take_changes() { return groups_.take_changes(); }

@@ -10,10 +10,16 @@
 // derives and documents (service_records.h, subscriptions.h,
 // mc_member_records.h). Multicast groups come as the MCMemberRecords of
 // every member (a trusted GetTable lists each), MLIDs included.
+//
+// One thing the wire does not carry, a restore from the SM's cache does
+// (sa/registrations_codec.h): how long each service's lease has left.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <vector>
+
+#include "mad/base/clock.h"
 
 #include "mad/wire/sa/inform_info_record.h"
 #include "mad/wire/sa/mc_member_record.h"
@@ -25,6 +31,10 @@ struct SaRegistrations {
   std::vector<wire::ServiceRecord> services;
   std::vector<wire::InformInfoRecord> subscriptions;
   std::vector<wire::McMemberRecord> multicast;
+  // The time left of each service's lease, in the order of `services`, when
+  // known. Empty (a mirror read), or nullopt for a service: its lease
+  // restarts whole at the import. Infinite leases ignore it.
+  std::vector<std::optional<Micros>> service_lease_left;
   bool operator==(const SaRegistrations&) const = default;
 };
 

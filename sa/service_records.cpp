@@ -151,10 +151,13 @@ SaQueryResult ServiceRegistry::get(const SaSnapshot& s, const SaQuery& q, Micros
   return answer(std::move(found), q.trusted);
 }
 
-ImportResult ServiceRegistry::import(std::vector<wire::ServiceRecord> records, Micros now) {
+ImportResult ServiceRegistry::import(std::vector<wire::ServiceRecord> records, Micros now,
+                                     const std::vector<std::optional<Micros>>& lease_left) {
   ImportResult result;
   std::map<Key, Stored> next;
-  for (const wire::ServiceRecord& rec : records) {
+  for (size_t i = 0; i < records.size(); ++i) {
+    const wire::ServiceRecord& rec = records[i];
+    const std::optional<Micros> left = i < lease_left.size() ? lease_left[i] : std::nullopt;
     const Key key{rec.service_id, rec.service_gid.raw, rec.service_p_key};
     if (next.size() >= options_.max_records || next.count(key) != 0) {
       ++result.dropped;
@@ -164,6 +167,8 @@ ImportResult ServiceRegistry::import(std::vector<wire::ServiceRecord> records, M
     if (auto held = records_.find(key);
         held != records_.end() && held->second.imported && held->second.record == rec) {
       stored.expires = held->second.expires;  // the same import again: the lease runs on
+    } else if (rec.service_lease != wire::service_lease_infinite && left) {
+      stored.expires = now + *left;  // restored from the cache: what was left of it
     } else if (rec.service_lease != wire::service_lease_infinite) {
       stored.expires = now + Micros{rec.service_lease} * micros_per_second;
     }
@@ -175,6 +180,16 @@ ImportResult ServiceRegistry::import(std::vector<wire::ServiceRecord> records, M
     if (stored.expires) leases_.emplace(*stored.expires, key);
   result.installed = records_.size();
   return result;
+}
+
+std::vector<ServiceRegistry::Held> ServiceRegistry::held(Micros now) const {
+  std::vector<Held> out;
+  out.reserve(records_.size());
+  for (const auto& [key, s] : records_) {
+    if (!live(s, now)) continue;
+    out.push_back({s.record, s.expires ? std::optional<Micros>(*s.expires - now) : std::nullopt});
+  }
+  return out;
 }
 
 void ServiceRegistry::erase(std::map<Key, Stored>::iterator it) {

@@ -68,6 +68,12 @@
 //    bytes too: import at takeover, not at every read, so that the restart
 //    happens after the last refresh the master saw.)
 //  - Duplicate identities keep the first; records past max_records are dropped.
+//  - A restore from the SM's cache knows each lease's time left
+//    (`lease_left`, in the order of `records`): such a lease ends that long
+//    after `now`, not a whole lease later.
+//
+// held() is the other way: every live record as a trusted GetTable answers
+// it, with the time left of its lease (nullopt: infinite), for the cache.
 #pragma once
 
 #include <array>
@@ -101,7 +107,15 @@ class ServiceRegistry {
 
   // Installs `records` in place of everything held (see the header comment);
   // finite leases start at `now`.
-  ImportResult import(std::vector<wire::ServiceRecord> records, Micros now);
+  ImportResult import(std::vector<wire::ServiceRecord> records, Micros now,
+                      const std::vector<std::optional<Micros>>& lease_left = {});
+
+  struct Held {
+    wire::ServiceRecord record;
+    std::optional<Micros> lease_left;  // nullopt: an infinite lease
+  };
+  // The live records at `now`, in GetTable order.
+  std::vector<Held> held(Micros now) const;
 
   // Drops every record whose lease ended at or before `now`.
   void expire(Micros now);

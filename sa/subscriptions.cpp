@@ -135,6 +135,13 @@ SaQueryResult Subscriptions::set(const SaSnapshot& s, const SaQuery& q, Micros) 
   return echo(info, 0);
 }
 
+std::vector<wire::InformInfoRecord> Subscriptions::records() const {
+  std::vector<wire::InformInfoRecord> out;
+  out.reserve(subs_.size());
+  for (const Subscription& sub : subs_) out.push_back({sub.gid, sub.enum_, sub.info});
+  return out;
+}
+
 SaQueryResult Subscriptions::get_records(const SaSnapshot& s, const SaQuery& q) const {
   const auto comps = std::span<const wire::Component>(wire::inform_info_record_components);
   if ((q.component_mask & ~wire::component_mask_of(comps)) != 0) return status_only(wire::sa_status::req_invalid);

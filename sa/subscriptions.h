@@ -122,6 +122,9 @@ class Subscriptions {
   // Installs `records` in place of every subscription held (see the header
   // comment), subscribers found in `snapshot`.
   ImportResult import(std::vector<wire::InformInfoRecord> records, const SaSnapshot& snapshot);
+  // Every subscription as a trusted GetTable answers it (QPNs included), for
+  // the cache: what import() takes back.
+  std::vector<wire::InformInfoRecord> records() const;
 
   // Drops the subscriptions (and their queued Reports) of ports no longer
   // in `snapshot`, and follows subscribers whose LIDs changed.

@@ -30,6 +30,7 @@
 #include "tools/os/engine_files.h"
 #include "tools/os/file_log.h"
 #include "tools/os/files.h"
+#include "tools/os/sa_cache.h"
 #include "tools/os/sm_cache.h"
 #include "tools/os/steady_clock.h"
 #include "tools/os/systemd_notify.h"
@@ -75,7 +76,7 @@ constexpr const char* kUsage =
     "  -t, --timeout MS         SMP answer timeout [transaction_timeout]\n"
     "      --retries N          further attempts after a timeout [transaction_retries]\n"
     "      --maxsmps N          SMPs in flight at once [max_wire_smps]\n"
-    "      --cache-dir DIR      guid2lid and switch-table caches [cache_dir]\n"
+    "      --cache-dir DIR      guid2lid, switch-table and SA registration caches [cache_dir]\n"
     "      --dump-dir DIR       write OpenSM-format dumps after each sweep [dump_files_dir]\n"
     "      --control-socket P   the Unix socket ibsm ctl talks to, empty: none [control_socket]\n"
     "      --sim NETFILE        run on an in-process simulated fabric, in virtual time\n"
@@ -222,6 +223,22 @@ void after_sweep(const SweepReport& report, Micros elapsed, const SubnetManager&
     if (!dumped.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", dumped.message());
   }
   if (print) print_summary(report, elapsed);
+}
+
+// The SA's registrations the cache kept (services, subscriptions, multicast
+// groups), into the SA before the first sweep. A standby that takes over
+// later serves what it mirrored of the master instead (SaMirror::apply_to).
+void restore_sa(SubnetManager& sm, const SmConfig& config, const Clock& clock, LogSink& log) {
+  std::vector<std::string> warnings;
+  auto restored = load_sa_cache(config.cache_dir, warnings);
+  for (const auto& w : warnings) ibsm::log(log, LogLevel::warn, Subsystem::sa, "{}", w);
+  if (!restored) return;
+  const sa::SaRegistrations& r = restored->registrations;
+  ibsm::log(log, LogLevel::info, Subsystem::sa,
+            "restoring {} services, {} subscriptions and {} multicast members from the cache ({} services whose "
+            "lease ran out while down dropped)",
+            r.services.size(), r.subscriptions.size(), r.multicast.size(), restored->expired_services);
+  (void)sm.sa().import(std::move(restored->registrations), clock.now());
 }
 
 // -o: the first sweep settled it, one way or the other.
@@ -469,6 +486,7 @@ int cmd_run(int argc, char** argv) {
   }
   SubnetManager& m = **sm;
   m.set_partitions(*partitions);
+  restore_sa(m, config, clock, log);
   m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) { after_sweep(r, elapsed, m, config, once, log); });
   m.set_multicast_listener([&](const MulticastTables& tables, const SubnetSnapshot& subnet) {
     if (config.dump_files_dir.empty()) return;
@@ -517,12 +535,15 @@ int cmd_run(int argc, char** argv) {
                 started.status().message());
     }
   }
+  SaCacheWriter sa_cache(config.cache_dir, m.sa(), log);
   auto after_poll = [&] {
+    sa_cache.poll(m.sa(), clock.now());
     tell_systemd();
     if (control_server) control->serve(*control_server);
     if (served) served->after_poll(m, clock.now());
   };
   run_loop(m, **transport, clock, [] { return false; }, {[&] { on_hup(m); }, on_reopen_log, after_poll});
+  sa_cache.flush(m.sa(), clock.now());
   systemd.stopping();
   ibsm::log(log, LogLevel::info, Subsystem::tools, "stopping on signal");
   return 0;

@@ -167,7 +167,8 @@ constexpr ConfigKey kKeys[] = {
      set_string<&SmConfig::log_file>, get_string<&SmConfig::log_file>},
     {"log_level", "log verbosity: 0 error, 1 warn, 2 info, 3 debug, 4 trace", true,
      set_number<&SmConfig::log_level, 0, 4>, get_number<&SmConfig::log_level>},
-    {"cache_dir", "folder for the guid2lid and switch-table caches, read at start and written after each sweep",
+    {"cache_dir", "folder for the guid2lid and switch-table caches, read at start and written after each sweep, and the SA's "
+     "registrations (services, subscriptions, multicast groups), restored at start and saved as they change",
      false, set_string<&SmConfig::cache_dir>, get_string<&SmConfig::cache_dir>},
     {"dump_files_dir", "write OpenSM-format dump files (subnet.lst, fdbs, mcfdbs) here after each sweep; empty: "
      "none", true, set_string<&SmConfig::dump_files_dir>, get_string<&SmConfig::dump_files_dir>},

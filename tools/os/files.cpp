@@ -7,6 +7,9 @@
 #include <fstream>
 #include <sstream>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "sm/fabric/netfile_reader.h"
@@ -25,6 +28,47 @@ Result<std::string> read_text_file(const std::string& path) {
   s << in.rdbuf();
   if (in.bad()) return unavailable_error(fmt::format("cannot read {}", path));
   return s.str();
+}
+
+namespace {
+
+// write(2) until all of `text` is out.
+bool write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    text.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+}  // namespace
+
+Status write_file_atomically(const std::string& path, std::string_view text) {
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return unavailable_error(fmt::format("cannot create {}: {}", tmp, std::strerror(errno)));
+  const bool written = write_all(fd, text) && ::fsync(fd) == 0;
+  const int saved_errno = errno;
+  if (::close(fd) != 0 || !written) {
+    ::unlink(tmp.c_str());
+    return unavailable_error(fmt::format("cannot write {}: {}", tmp, std::strerror(written ? errno : saved_errno)));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return unavailable_error(fmt::format("cannot rename {} to {}: {}", tmp, path, why));
+  }
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return unavailable_error(fmt::format("cannot open {} to sync it: {}", dir, std::strerror(errno)));
+  const bool synced = ::fsync(dfd) == 0;
+  const std::string why = synced ? "" : std::strerror(errno);
+  ::close(dfd);
+  if (!synced) return unavailable_error(fmt::format("cannot sync {}: {}", dir, why));
+  return {};
 }
 
 Status write_text_output(const std::string& path, std::string_view text) {

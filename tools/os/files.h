@@ -14,6 +14,11 @@ namespace ibsm {
 Result<std::string> read_text_file(const std::string& path);
 // Writes `text` to `path`, or to stdout when path is empty or "-".
 Status write_text_output(const std::string& path, std::string_view text);
+// Replaces `path` with `text` so that a crash at any moment leaves either
+// the old file or the new one, never part of one: a temporary file beside
+// it, written and fsynced, renamed over it, and the folder fsynced so the
+// rename itself survives a power loss.
+Status write_file_atomically(const std::string& path, std::string_view text);
 // Streams what `write` produces to `path` (stdout when empty or "-"), so a
 // dump of a big fabric (gigabytes of LFT lines at 45k endpoints) never sits
 // in memory whole.

@@ -22,19 +22,7 @@ constexpr const char* kSwitchTables = "ibsm-switch-tables";
 constexpr const char* kPortSettings = "ibsm-port-settings";
 
 Status write_atomically(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return unavailable_error(fmt::format("cannot create {}: {}", tmp.string(), std::strerror(errno)));
-    out << text;
-    out.close();
-    if (!out) return unavailable_error(fmt::format("cannot write {}", tmp.string()));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return unavailable_error(fmt::format("cannot rename {}: {}", tmp.string(), ec.message()));
-  return {};
+  return write_file_atomically(path.string(), text);
 }
 
 // Calls fn(line, number) for every line of `text` that is neither blank

@@ -15,7 +15,7 @@ namespace ibsm {
 // Loads what exists in `dir` into `state`; a missing file is no error (a
 // first start), a malformed one is reported in `warnings` and skipped.
 Status load_sm_cache(const std::string& dir, SweepState& state, std::vector<std::string>& warnings);
-// Writes the cache files atomically (write, then rename), creating `dir`.
+// Writes the cache files atomically (write_file_atomically), creating `dir`.
 Status save_sm_cache(const std::string& dir, const SweepState& state);
 
 }  // namespace ibsm
