@@ -1,5 +1,10 @@
 #include "tools/daemon_control.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -32,6 +37,21 @@ std::optional<LogLevel> parse_level(std::string_view s) {
   return std::nullopt;
 }
 
+// "GUID PORT" (the GUID as the diag tools print it, 0x-prefixed hex).
+Result<std::pair<Guid, PortNum>> parse_port_words(const std::string& words) {
+  const size_t space = words.find(' ');
+  const std::string guid = words.substr(0, space), port = space == std::string::npos ? "" : words.substr(space + 1);
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long g = std::strtoull(guid.c_str(), &end, 16);
+  if (guid.empty() || *end != '\0' || errno != 0 || g == 0)
+    return invalid_argument_error(fmt::format("release: '{}' is not a node GUID", guid));
+  const unsigned long p = std::strtoul(port.c_str(), &end, 10);
+  if (port.empty() || *end != '\0' || p == 0 || p > 254)
+    return invalid_argument_error(fmt::format("release: '{}' is not a port number (1-254)", port));
+  return std::pair{Guid{g}, PortNum{static_cast<uint8_t>(p)}};
+}
+
 }  // namespace
 
 const std::vector<ControlCommand>& control_commands() {
@@ -45,6 +65,8 @@ const std::vector<ControlCommand>& control_commands() {
       {"handover", "hand the mastership to the best standby SM (IBA 14.4.1 HANDOVER)", "", false, ""},
       {"disable", "go NOT ACTIVE, as an SMInfo DISABLE does (not while master)", "", false, ""},
       {"enable", "leave NOT ACTIVE: discover the subnet again, as an SMInfo STANDBY does", "", false, ""},
+      {"release", "release a quarantined port (flap quarantine): let it train again and sweep", "GUID PORT", true,
+       ""},
   };
   return commands;
 }
@@ -56,7 +78,11 @@ Result<ControlRequest> parse_control_request(const ControlWords& words) {
     if (words[0] == c.name) r.command = &c;
   if (!r.command) return invalid_argument_error(fmt::format("unknown command '{}'", words[0]));
   const ControlCommand& c = *r.command;
-  bool have_argument = false;
+  // As many words as the argument's name has ("GUID PORT": two), kept as one
+  // space-separated argument.
+  const size_t argument_words =
+      *c.argument ? 1 + static_cast<size_t>(std::count(c.argument, c.argument + std::strlen(c.argument), ' ')) : 0;
+  size_t given = 0;
   for (size_t i = 1; i < words.size(); ++i) {
     const std::string& w = words[i];
     if (w == "--json") {
@@ -65,14 +91,14 @@ Result<ControlRequest> parse_control_request(const ControlWords& words) {
       r.flag = true;
     } else if (!w.empty() && w[0] == '-' && !(c.argument == std::string_view("LEVEL") && parse_level(w))) {
       return invalid_argument_error(fmt::format("{}: unknown option '{}'", c.name, w));
-    } else if (!*c.argument || have_argument) {
+    } else if (given == argument_words) {
       return invalid_argument_error(fmt::format("{}: unexpected argument '{}'", c.name, w));
     } else {
-      r.argument = w;
-      have_argument = true;
+      r.argument += (given++ == 0 ? "" : " ") + w;
     }
   }
-  if (c.argument_required && !have_argument) return invalid_argument_error(fmt::format("{} needs {}", c.name, c.argument));
+  if (c.argument_required && given < argument_words)
+    return invalid_argument_error(fmt::format("{} needs {}", c.name, c.argument));
   if (c.argument == std::string_view("LEVEL") && !parse_level(r.argument))
     return invalid_argument_error(fmt::format("loglevel: '{}' is not error, warn, info, debug, trace or 0-4", r.argument));
   return r;
@@ -183,6 +209,13 @@ ControlAnswer DaemonControl::run(const ControlRequest& r) {
   if (name == "enable") {
     if (Status s = sm_.enable(); !s.ok()) return failed(s);
     return done(r.json, "DISCOVERING");
+  }
+  if (name == "release") {
+    auto port = parse_port_words(r.argument);
+    if (!port.ok()) return failed(port.status());
+    if (Status s = sm_.release_quarantine(port->first, port->second); !s.ok()) return failed(s);
+    return done(r.json, fmt::format("port {} of {} released: PortPhysicalState Polling, then a heavy sweep",
+                                    port->second, port->first));
   }
   return control_error(fmt::format("{}: not implemented", name));
 }

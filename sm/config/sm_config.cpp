@@ -138,6 +138,16 @@ constexpr ConfigKey kKeys[] = {
      "neighbour's port is up, before it is taken as gone; until then the subnet is reported partial (not up) and "
      "swept again with backoff; 0: at once, as OpenSM (0-100)",
      true, set_number<&SmConfig::missing_node_sweeps, 0, 100>, get_number<&SmConfig::missing_node_sweeps>},
+    {"flap_quarantine_threshold", "times a link may go down within flap_quarantine_window_s before the SM "
+     "quarantines it: one of its switch ports is disabled (PortPhysicalState Disabled) and reported until "
+     "`ibsm ctl release` or the hold ends; 0: never (0-1000)",
+     true, set_number<&SmConfig::flap_quarantine_threshold, 0, 1000>, get_number<&SmConfig::flap_quarantine_threshold>},
+    {"flap_quarantine_window_s", "seconds within which flap_quarantine_threshold link losses quarantine a link "
+     "(1-86400)",
+     true, set_number<&SmConfig::flap_quarantine_window_s, 1, 86400>, get_number<&SmConfig::flap_quarantine_window_s>},
+    {"flap_quarantine_hold_s", "seconds a quarantined port is held down before the SM lets it train again "
+     "(PortPhysicalState Polling); 0: until `ibsm ctl release` (0-2592000)",
+     true, set_number<&SmConfig::flap_quarantine_hold_s, 0, 2592000>, get_number<&SmConfig::flap_quarantine_hold_s>},
     {"sm_key", "SM_Key of this SM: SMInfo Sets and trusted SA requests (P_Key records) must carry it", false,
      set_number<&SmConfig::sm_key, 0, UINT64_MAX>, get_hex<&SmConfig::sm_key>},
     {"subnet_prefix", "subnet prefix (upper 64 bits of every port GID) written to every port", false,

@@ -42,6 +42,13 @@ struct SmConfig {
   // neighbour's port still up, before it is taken as gone (until then the
   // subnet is partial: not up, retried); 0: at once, as OpenSM. ibsm.
   uint32_t missing_node_sweeps = 5;  // with the retries' backoff (0, 1, 2, 4 s...): about 15 s
+  // Flap quarantine (sm/manager/flap_quarantine.h): a link lost this many
+  // times within the window has a switch port disabled for the hold
+  // (0: until released). Threshold 0: off. ibsm; UFM and Omni-Path FM have
+  // the same idea under other names.
+  uint32_t flap_quarantine_threshold = 10;
+  uint32_t flap_quarantine_window_s = 60;
+  uint32_t flap_quarantine_hold_s = 600;
   uint64_t sm_key = 1;             // sm_key (OpenSM's default: `saquery --smkey 1` is trusted)
   uint64_t subnet_prefix = 0xfe80000000000000ULL;  // subnet_prefix
   uint8_t subnet_timeout = 18;     // subnet_timeout

@@ -79,6 +79,9 @@ ManagerStatus manager_status(const SubnetManager& sm, Lid own_lid, Micros now) {
   }
   s.last_error = sm.last_error();
   s.counters = sm.counters();
+  s.traps = sm.sm_agent().counters().traps;
+  s.trap_filter = sm.trap_filter().counters();
+  s.ports_quarantined = sm.quarantine().held().size();
   const DispatcherStats& d = sm.dispatcher().stats();
   s.mads_sent = d.sent;
   s.mads_retried = d.retries;
@@ -134,10 +137,12 @@ std::string status_json(const ManagerStatus& s, Micros now) {
                  ", \"counters\": {{\"heavy_sweeps\": {}, \"light_sweeps\": {}, \"discovery_sweeps\": {}, "
                  "\"state_changes\": {}, \"polls_sent\": {}, \"polls_failed\": {}, \"takeovers\": {}, "
                  "\"handovers_sent\": {}, \"handovers_received\": {}, \"mads_sent\": {}, \"mads_retried\": {}, "
-                 "\"mads_timed_out\": {}}}, \"age_s\": {:.3f}}}\n",
+                 "\"mads_timed_out\": {}, \"traps\": {}, \"traps_repeated\": {}, \"traps_ignored\": {}, "
+                 "\"sweep_requests_coalesced\": {}, \"ports_quarantined\": {}}}, \"age_s\": {:.3f}}}\n",
                  c.heavy_sweeps, c.light_sweeps, c.discovery_sweeps, c.state_changes, c.polls_sent, c.polls_failed,
                  c.takeovers, c.handovers_sent, c.handovers_received, s.mads_sent, s.mads_retried, s.mads_timed_out,
-                 seconds(now - s.taken_at));
+                 s.traps, s.trap_filter.repeats, s.trap_filter.ignored, c.sweep_requests_coalesced,
+                 s.ports_quarantined, seconds(now - s.taken_at));
   return fmt::to_string(b);
 }
 
@@ -169,6 +174,9 @@ std::string status_text(const ManagerStatus& s, Micros now) {
                  s.mads_timed_out);
   fmt::format_to(it, "Failover        : {} takeovers, {} handovers sent, {} received\n", c.takeovers, c.handovers_sent,
                  c.handovers_received);
+  fmt::format_to(it, "Traps           : {} received, {} repeated, {} ignored as noise; {} sweep requests coalesced\n",
+                 s.traps, s.trap_filter.repeats, s.trap_filter.ignored, c.sweep_requests_coalesced);
+  if (s.ports_quarantined > 0) fmt::format_to(it, "Quarantined     : {} ports held down\n", s.ports_quarantined);
   if (!s.last_error.empty()) fmt::format_to(it, "Last error      : {}\n", s.last_error);
   for (const SweepProblem& p : s.problems) fmt::format_to(it, "Problem         : {}\n", p.text);
   return fmt::to_string(b);

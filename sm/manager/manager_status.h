@@ -46,6 +46,11 @@ struct ManagerStatus {
   std::vector<SweepProblem> problems;
   std::string last_error;  // the last heavy sweep could not run at all
   ManagerCounters counters;
+  // Storms: traps received, how many repeated or were ignored (trap_filter.h),
+  // and the ports held down (flap_quarantine.h).
+  uint64_t traps = 0;
+  TrapFilterCounters trap_filter;
+  size_t ports_quarantined = 0;
   uint64_t mads_sent = 0, mads_retried = 0, mads_timed_out = 0;
   Micros taken_at = 0;  // the manager's clock when this copy was taken
 };

@@ -43,6 +43,14 @@ PerfManagerOptions perf_options(const SmConfig& c) {
   return o;
 }
 
+FlapQuarantineOptions quarantine_options(const SmConfig& c) {
+  FlapQuarantineOptions o;
+  o.threshold = c.flap_quarantine_threshold;
+  o.window = Micros{c.flap_quarantine_window_s} * kSecond;
+  o.hold = Micros{c.flap_quarantine_hold_s} * kSecond;
+  return o;
+}
+
 sa::SaAgentOptions sa_options(const SmConfig& c) {
   sa::SaAgentOptions o;
   o.sm_key = c.sm_key;
@@ -87,6 +95,8 @@ SubnetManager::SubnetManager(Transport& port, const Clock& clock, const SmConfig
     sa_latency_.observe(static_cast<double>(clock_.now() - arrived) / 1e6);
   });
   agent_.set_trap_listener([this](const wire::Notice& n) { sa_.publish(n, clock_.now()); });
+  agent_.set_trap_filter([this](const MadPacket& p, const wire::Notice& n) { return filter_trap(p, n); });
+  quarantine_.set_options(quarantine_options(config_));
   agent_.set_control_handler([this](const SmControl& c) { return on_control(c); });
   agent_.set_sm_requester_check(
       [this](const MadPacket& p, std::function<void(bool)> answer) { check_requester(p, std::move(answer)); });
@@ -168,7 +178,8 @@ SweepConfig SubnetManager::sweep_config() const {
 
 void SubnetManager::poll(Micros now) {
   serve_arrivals();
-  const bool trapped = agent_.take_sweep_request();
+  const uint64_t trapped = agent_.take_sweep_requests();
+  poll_storms(now, trapped);
   switch (state_) {
     case st::discovering:
       if (now >= retry_at_) run_heavy_sweep();
@@ -222,6 +233,8 @@ Micros SubnetManager::next_deadline() const {
       soonest(retry_at_);
       break;
     case st::master:
+      soonest(traps_.next_deadline());
+      soonest(quarantine_.next_deadline());
       if (handover_to_) {
         if (!handover_probe_) soonest(handover_deadline_);  // else the dispatcher's timer
       } else if (heavy_due_) {
@@ -244,6 +257,7 @@ Micros SubnetManager::next_deadline() const {
 
 void SubnetManager::run_heavy_sweep() {
   heavy_due_ = false;
+  traps_.sweep_started();
   SweepConfig sc = sweep_config();
   sc.after_discovery = [this](const DiscoveryResult& d) { return elect(d); };
   const Micros t0 = clock_.now();
@@ -272,6 +286,7 @@ void SubnetManager::run_heavy_sweep() {
   lids_assigned_ = is_master();
   up_ = report->subnet_up;
   count_missing(*report);
+  quarantine_after(*report, now);
   if (up_) last_up_subnet_ = report->subnet;
   if (up_) {
     log(log_, LogLevel::info, Subsystem::sweep, "SUBNET UP: {} nodes, {} mads in {:.3f} s",
@@ -299,6 +314,7 @@ void SubnetManager::run_heavy_sweep() {
 
 bool SubnetManager::expects_peer(Guid node, PortNum port) const {
   if (!last_up_subnet_ || config_.missing_node_sweeps == 0) return false;
+  if (quarantine_.is_held(PortKey{node, port})) return false;  // held down: what lies beyond is cut off on purpose
   const Fabric& f = last_up_subnet_->fabric;
   const auto n = f.find_by_node_guid(node);
   if (!n || port.value > f.node(*n).num_ports || !f.node(*n).port(port.value).connected()) return false;
@@ -659,6 +675,7 @@ void SubnetManager::reconfigure(const SmConfig& config) {
   agent_.set_priority(advertised_priority());
   dispatcher_.set_options(dispatcher_options(config_));
   perf_.set_options(perf_options(config_));
+  quarantine_.set_options(quarantine_options(config_));
   want_heavy_sweep();
   log(log_, LogLevel::info, Subsystem::state, "configuration reloaded: priority {}, sweep interval {} s",
       config_.sm_priority, config_.sweep_interval);

@@ -38,9 +38,11 @@
 #include "sa/mirror.h"
 #include "sm/config/sm_config.h"
 #include "sm/manager/election.h"
+#include "sm/manager/flap_quarantine.h"
 #include "sm/manager/sweep_record.h"
 #include "sm/manager/sweep_retry.h"
 #include "sm/manager/sweep_stats.h"
+#include "sm/manager/trap_filter.h"
 #include "sm/metrics/histogram.h"
 #include "sm/multicast/multicast_service.h"
 #include "sm/perfmgr/perf_manager.h"
@@ -63,6 +65,9 @@ struct ManagerCounters {
   uint64_t handover_timeouts = 0;   // a HANDOVER that got no ACKNOWLEDGE in time, and no mastership taken
   uint64_t handovers_unacknowledged = 0;  // taken without an ACKNOWLEDGE (OpenSM sends none)
   uint64_t state_changes = 0;
+  // Traps that asked for a heavy sweep while one was already due: merged
+  // into it (a storm of N traps before a poll is one sweep).
+  uint64_t sweep_requests_coalesced = 0;
 };
 
 // What the edge learns after each sweep that configured the subnet: it saves
@@ -124,6 +129,13 @@ class SubnetManager {
   // STANDBY does: DISCOVERING, where the election finds the master again.
   Status disable();
   Status enable();
+  // Storms (manager_storm.cpp): repeated traps counted and past a limit
+  // ignored (trap_filter.h); links that flap too often held down
+  // (flap_quarantine.h). The operator's release of a quarantined port
+  // (MASTER only): PortPhysicalState Polling, then a heavy sweep.
+  Status release_quarantine(Guid node, PortNum port);
+  const TrapFilter& trap_filter() const { return traps_; }
+  const FlapQuarantine& quarantine() const { return quarantine_; }
   // Whether this SM yielded the mastership by request_handover().
   bool yielded() const { return yielded_; }
   const SweepRecord& last_sweep_record() const { return history_.empty() ? kNoSweep : history_.back(); }
@@ -217,6 +229,10 @@ class SubnetManager {
   std::vector<MulticastGroupMembers> sa_groups() const;
   void run_multicast_changes();
   void run_heavy_sweep();
+  SmAgent::TrapOutcome filter_trap(const MadPacket& trap, const wire::Notice& notice);
+  void poll_storms(Micros now, uint64_t trap_requests);
+  void quarantine_after(SweepReport& report, Micros now);
+  void set_phys_state(const SubnetSnapshot* where, Guid node, PortNum port, PhysState phys, const char* why);
   // A new event asks for a heavy sweep: at the next poll, a pending retry's
   // backoff cut short.
   void want_heavy_sweep() {
@@ -314,6 +330,8 @@ class SubnetManager {
   SweepListener on_sweep_;
   StateListener on_state_;
   MulticastListener on_multicast_;
+  TrapFilter traps_;
+  FlapQuarantine quarantine_;
 };
 
 }  // namespace ibsm

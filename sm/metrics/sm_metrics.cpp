@@ -117,6 +117,17 @@ void collect_traps(const SubnetManager& sm, MetricsRegistry& out) {
     numbered += n;
   }
   out.counter("ibsm_traps_received_total", help, {{"number", "other"}}, as_double(c.traps - numbered));
+  const TrapFilterCounters& f = sm.trap_filter().counters();
+  out.counter("ibsm_traps_repeated_total", "Traps identical to one from the same LID just before (counted, not logged).",
+              {}, as_double(f.repeats));
+  out.counter("ibsm_traps_ignored_total", "Repeated traps past the limit: ignored as noise (no sweep, no report).", {},
+              as_double(f.ignored));
+  out.counter("ibsm_sweep_requests_coalesced_total", "Traps that asked for a heavy sweep while one was due: merged into it.",
+              {}, as_double(sm.counters().sweep_requests_coalesced));
+  out.gauge("ibsm_ports_quarantined", "Ports the SM holds down because their link flapped.", {},
+            as_double(sm.quarantine().held().size()));
+  out.counter("ibsm_ports_quarantined_total", "Ports quarantined since the start.", {},
+              as_double(sm.quarantine().quarantined_total()));
 }
 
 // From the subnet the last sweep configured.

@@ -10,10 +10,10 @@ SmAgent::SmAgent(MadDispatcher& dispatcher, SmIdentity identity, LogSink& log)
   dispatcher_.set_request_handler([this](const MadPacket& p) { on_request(p); });
 }
 
-bool SmAgent::take_sweep_request() {
-  bool r = sweep_requested_;
-  sweep_requested_ = false;
-  return r;
+uint64_t SmAgent::take_sweep_requests() {
+  const uint64_t n = sweep_requests_;
+  sweep_requests_ = 0;
+  return n;
 }
 
 wire::SmInfo SmAgent::sm_info(bool with_key) const {
@@ -83,14 +83,21 @@ void SmAgent::on_request(const MadPacket& request) {
   const uint8_t method = smp->method();
   if (method == wire::method::trap) {
     ++counters_.traps;
-    sweep_requested_ = true;
-    log(log_, LogLevel::info, Subsystem::state, "trap from lid {}: heavy sweep due", request.address.lid);
-    respond(request, wire::make_response(request.data));  // TrapRepress
+    respond(request, wire::make_response(request.data));  // TrapRepress, for every trap (IBA 13.4.9)
     auto notice = wire::decode_notice(
         std::span<const uint8_t>(request.data).subspan(wire::smp_data_offset, wire::notice_size_without_gid));
-    if (!notice.ok()) return;
+    if (!notice.ok()) {
+      ++sweep_requests_;
+      log(log_, LogLevel::info, Subsystem::state, "trap from lid {}: heavy sweep due", request.address.lid);
+      return;
+    }
     if (notice->is_generic) ++counters_.traps_by_number[notice->trap_number];
-    if (trap_listener_) trap_listener_(*notice);
+    const TrapOutcome outcome = trap_filter_ ? trap_filter_(request, *notice) : TrapOutcome{};
+    if (outcome.sweep) ++sweep_requests_;
+    if (outcome.log)
+      log(log_, LogLevel::info, Subsystem::state, "trap {} from lid {}: {}", notice->trap_number, request.address.lid,
+          outcome.sweep ? "heavy sweep due" : "no sweep");
+    if (outcome.report && trap_listener_) trap_listener_(*notice);
     return;
   }
   if (attr == wire::smp_attr::sm_info && (method == wire::method::get || method == wire::method::set)) {

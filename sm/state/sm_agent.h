@@ -76,8 +76,8 @@ class SmAgent {
   using RequesterCheck = std::function<void(const MadPacket& request, std::function<void(bool is_sm)> answer)>;
   void set_sm_requester_check(RequesterCheck check) { sm_requester_ = std::move(check); }
 
-  // A trap or an SMInfo state change asked for a heavy sweep since the last take.
-  bool take_sweep_request();
+  // How many traps asked for a heavy sweep since the last take.
+  uint64_t take_sweep_requests();
   const SmAgentCounters& counters() const { return counters_; }
   uint64_t traps_received() const { return counters_.traps; }
   uint64_t requests_answered() const { return counters_.answered; }
@@ -85,6 +85,17 @@ class SmAgent {
   // Called with the Notice of every trap received (after the TrapRepress),
   // so the SA can report it to subscribers as OpenSM does.
   void set_trap_listener(std::function<void(const wire::Notice&)> listener) { trap_listener_ = std::move(listener); }
+  // What the SM makes of a readable trap, asked after its TrapRepress and
+  // before the listener (the manager's filter of repeated traps): whether it
+  // is logged, asks for a heavy sweep, and goes to the listener. Without a
+  // filter every trap is all three.
+  struct TrapOutcome {
+    bool log = true;
+    bool sweep = true;
+    bool report = true;
+  };
+  using TrapFilterFn = std::function<TrapOutcome(const MadPacket& trap, const wire::Notice& notice)>;
+  void set_trap_filter(TrapFilterFn filter) { trap_filter_ = std::move(filter); }
 
   // Our SMInfo; the SM_Key only for a requester that knows it (IBA 14.4.1.1:
   // an unauthenticated requester reads SM_Key 0).
@@ -103,10 +114,11 @@ class SmAgent {
   LogSink& log_;
   uint8_t state_ = wire::sm_state::discovering;
   Guid followed_master_;
-  bool sweep_requested_ = false;
+  uint64_t sweep_requests_ = 0;
   ControlHandler control_;
   RequesterCheck sm_requester_;
   std::function<void(const wire::Notice&)> trap_listener_;
+  TrapFilterFn trap_filter_;
   SmAgentCounters counters_;
 };
 

@@ -64,4 +64,11 @@ wire::PortInfo port_state_change(const wire::PortInfo& configured, PortState sta
   return p;
 }
 
+wire::PortInfo port_phys_state_change(const wire::PortInfo& current, PhysState phys) {
+  wire::PortInfo p = current;
+  leave_link_alone(p);
+  p.port_phys_state = phys;
+  return p;
+}
+
 }  // namespace ibsm

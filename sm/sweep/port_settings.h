@@ -81,4 +81,10 @@ std::optional<wire::PortInfo> port_info_update(const wire::PortInfo& current, co
 // nothing else: the configured values of `configured` written back unchanged.
 wire::PortInfo port_state_change(const wire::PortInfo& configured, PortState state);
 
+// A PortInfo Set that changes only PortPhysicalState (IBA 14.2.5.6: the SM
+// may write Disabled, which takes the link down and keeps it down, or
+// Polling, which lets a disabled port train again), writing back the rest of
+// `current` as the port holds it.
+wire::PortInfo port_phys_state_change(const wire::PortInfo& current, PhysState phys);
+
 }  // namespace ibsm

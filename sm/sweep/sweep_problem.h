@@ -25,8 +25,9 @@ enum class SweepProblemKind : uint8_t {
   no_route_in,    // no directed route enters a port, so it cannot be configured
   port_state,     // a port did not take the state it was asked for
   partition_cap,  // a port's P_Keys (or its peer's, to enforce) exceed its capacity
+  quarantined,    // a port whose link flapped too often, held down by the SM until released
 };
-inline constexpr size_t kSweepProblemKinds = 8;
+inline constexpr size_t kSweepProblemKinds = 9;
 
 // "unreachable", "smp_failed", ...: metric labels and JSON.
 constexpr std::string_view sweep_problem_kind_name(SweepProblemKind kind) {
@@ -39,6 +40,7 @@ constexpr std::string_view sweep_problem_kind_name(SweepProblemKind kind) {
     case SweepProblemKind::no_route_in: return "no_route_in";
     case SweepProblemKind::port_state: return "port_state";
     case SweepProblemKind::partition_cap: return "partition_cap";
+    case SweepProblemKind::quarantined: return "quarantined";
   }
   return "unknown";
 }
@@ -53,12 +55,14 @@ struct SweepProblem {
   std::string text;  // readable, by GUID and port: the log line
   DrPath path;       // where the SMP that failed went (unreachable, silent, smp_failed)
 
-  // An unreachable node is simply not part of the subnet, and a port without
-  // room for all its P_Keys still works with those that fit: neither keeps
-  // the rest from being up. Every other problem leaves a port short of its
+  // An unreachable node is simply not part of the subnet, a port without
+  // room for all its P_Keys still works with those that fit, and a
+  // quarantined port is down because the SM holds it down: none keeps the
+  // rest from being up. Every other problem leaves a port short of its
   // configuration, or (missing) a node the subnet had out of it.
   bool blocks_subnet_up() const {
-    return kind != SweepProblemKind::unreachable && kind != SweepProblemKind::partition_cap;
+    return kind != SweepProblemKind::unreachable && kind != SweepProblemKind::partition_cap &&
+           kind != SweepProblemKind::quarantined;
   }
 };
 

@@ -56,6 +56,9 @@ TEST_CASE("each key is reloadable or restart-only as the daemon applies it", "[c
       {"sminfo_polling_timeout", true}, // the standby's polling
       {"polling_retry_number", true},
       {"missing_node_sweeps", true},    // the manager reads it at each sweep
+      {"flap_quarantine_threshold", true},  // the manager's quarantine options
+      {"flap_quarantine_window_s", true},
+      {"flap_quarantine_hold_s", true},
       {"sm_key", false},                // the SM and SA agents hold it from creation
       {"subnet_prefix", false},         // every GID would change
       {"subnet_timeout", true},         // the next heavy sweep's settings

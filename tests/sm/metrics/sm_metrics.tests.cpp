@@ -155,6 +155,12 @@ TEST_CASE("traps are counted by number", "[metrics][sm][traps]") {
   // The trap set off a heavy sweep, and the metrics show the link down.
   CHECK(sample(text, "ibsm_sweeps_total{kind=\"heavy\"}") >= 2);
   CHECK(sample(text, "ibsm_ports{state=\"down\"}") >= 2);
+  // The storm counters (trap_filter.h, flap_quarantine.h) as the manager has them.
+  CHECK(sample(text, "ibsm_traps_repeated_total") == s.m().trap_filter().counters().repeats);
+  CHECK(sample(text, "ibsm_traps_ignored_total") == s.m().trap_filter().counters().ignored);
+  CHECK(sample(text, "ibsm_sweep_requests_coalesced_total") == s.m().counters().sweep_requests_coalesced);
+  CHECK(sample(text, "ibsm_ports_quarantined") == 0);
+  CHECK(sample(text, "ibsm_ports_quarantined_total") == 0);
 }
 
 TEST_CASE("before any sweep the metrics hold the state but no subnet", "[metrics][sm]") {
