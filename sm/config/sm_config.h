@@ -41,6 +41,9 @@ struct SmConfig {
   // Heavy sweeps a node that answered before may stay silent, with its
   // neighbour's port still up, before it is taken as gone (until then the
   // subnet is partial: not up, retried); 0: at once, as OpenSM. ibsm.
+  // incremental_sweeps: a trap 128 or a light sweep's PortStateChange reads
+  // only the region that changed (sm/sweep/incremental_sweep.h)
+  bool incremental_sweeps = true;
   uint32_t missing_node_sweeps = 5;  // with the retries' backoff (0, 1, 2, 4 s...): about 15 s
   uint64_t sm_key = 1;             // sm_key (OpenSM's default: `saquery --smkey 1` is trusted)
   uint64_t subnet_prefix = 0xfe80000000000000ULL;  // subnet_prefix

@@ -55,6 +55,7 @@ TEST_CASE("each key is reloadable or restart-only as the daemon applies it", "[c
       {"elevated_priority", true},
       {"sminfo_polling_timeout", true}, // the standby's polling
       {"polling_retry_number", true},
+      {"incremental_sweeps", true},     // the manager reads it at each change
       {"missing_node_sweeps", true},    // the manager reads it at each sweep
       {"sm_key", false},                // the SM and SA agents hold it from creation
       {"subnet_prefix", false},         // every GID would change
