@@ -134,6 +134,10 @@ constexpr ConfigKey kKeys[] = {
      set_number<&SmConfig::sminfo_polling_timeout, 50, 3600000>, get_number<&SmConfig::sminfo_polling_timeout>},
     {"polling_retry_number", "unanswered polls of the master in a row after which a standby takes over (1-100)",
      true, set_number<&SmConfig::polling_retry_number, 1, 100>, get_number<&SmConfig::polling_retry_number>},
+    {"incremental_sweeps", "after a trap 128 or a port state change the light sweep finds, read again only the "
+     "switches that changed and what hangs off their changed ports, and program only what differs; a heavy sweep "
+     "when in doubt (FALSE: every change is a heavy sweep)",
+     true, set_bool<&SmConfig::incremental_sweeps>, get_bool<&SmConfig::incremental_sweeps>},
     {"missing_node_sweeps", "heavy sweeps in a row a node that answered before may stay silent while its "
      "neighbour's port is up, before it is taken as gone; until then the subnet is reported partial (not up) and "
      "swept again with backoff; 0: at once, as OpenSM (0-100)",

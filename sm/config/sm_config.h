@@ -41,6 +41,9 @@ struct SmConfig {
   // Heavy sweeps a node that answered before may stay silent, with its
   // neighbour's port still up, before it is taken as gone (until then the
   // subnet is partial: not up, retried); 0: at once, as OpenSM. ibsm.
+  // incremental_sweeps: a trap 128 or a light sweep's PortStateChange reads
+  // only the region that changed (sm/sweep/incremental_sweep.h)
+  bool incremental_sweeps = true;
   uint32_t missing_node_sweeps = 5;  // with the retries' backoff (0, 1, 2, 4 s...): about 15 s
   // Flap quarantine (sm/manager/flap_quarantine.h): a link lost this many
   // times within the window has a switch port disabled for the hold

@@ -18,12 +18,30 @@ class Walker {
 
   DiscoveryResult run() {
     probe(DrPath{}, PortRef{});
+    return finish();
+  }
+
+  // Outward from a fabric already known: each probe's node is new, or a
+  // known node on a new link; only what is new is read.
+  DiscoveryResult run_from(DiscoveryResult seed, const std::vector<DiscoveryProbe>& probes) {
+    r_ = std::move(seed);
+    ca_ports_seen_.assign(r_.fabric.node_count(), 0);
+    for (uint32_t i = 0; i < r_.fabric.node_count(); ++i)
+      for (size_t p = 1; p < 64 && i < r_.port_info.size() && p < r_.port_info[i].size(); ++p)
+        if (r_.port_info[i][p].port_state != PortState::no_change) ca_ports_seen_[i] |= uint64_t{1} << p;
+    for (const DiscoveryProbe& p : probes) probe(p.path, p.via);
+    return finish();
+  }
+
+ private:
+  DiscoveryResult finish() {
     d_.run_until_idle();
     r_.smps_sent = d_.stats().sent - sent_before_;
     r_.smps_timed_out = d_.stats().timeouts - timeouts_before_;
     return std::move(r_);
   }
 
+ public:
   void start_counting() {
     sent_before_ = d_.stats().sent;
     timeouts_before_ = d_.stats().timeouts;
@@ -235,6 +253,14 @@ DiscoveryResult discover_fabric(MadDispatcher& dispatcher, const DiscoveryOption
   Walker w(dispatcher, options, log);
   w.start_counting();
   return w.run();
+}
+
+DiscoveryResult discover_from(MadDispatcher& dispatcher, DiscoveryResult known,
+                              const std::vector<DiscoveryProbe>& probes, const DiscoveryOptions& options,
+                              LogSink& log) {
+  Walker w(dispatcher, options, log);
+  w.start_counting();
+  return w.run_from(std::move(known), probes);
 }
 
 std::optional<DrPath> path_into(const DiscoveryResult& d, NodeIndex n, uint8_t port) {

@@ -60,4 +60,19 @@ std::optional<DrPath> path_into(const DiscoveryResult& d, NodeIndex n, uint8_t p
 DiscoveryResult discover_fabric(MadDispatcher& dispatcher, const DiscoveryOptions& options = {},
                                 LogSink& log = null_log_sink());
 
+// Where discover_from starts: the DR path to probe with NodeInfo and the
+// known port it leaves through.
+struct DiscoveryProbe {
+  DrPath path;
+  PortRef via;
+};
+
+// Discovery outward from `known` (a fabric found before, with its paths and
+// PortInfos): each probe's NodeInfo is read; a known node there is only
+// linked (a CA's new port read), a new one is discovered with everything
+// beyond it that is new. SMP counts are this run's only.
+DiscoveryResult discover_from(MadDispatcher& dispatcher, DiscoveryResult known,
+                              const std::vector<DiscoveryProbe>& probes, const DiscoveryOptions& options = {},
+                              LogSink& log = null_log_sink());
+
 }  // namespace ibsm

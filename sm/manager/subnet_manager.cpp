@@ -94,7 +94,10 @@ SubnetManager::SubnetManager(Transport& port, const Clock& clock, const SmConfig
   sa_.set_answer_listener([this](const sa::SaAnswerKind&, Micros arrived) {
     sa_latency_.observe(static_cast<double>(clock_.now() - arrived) / 1e6);
   });
-  agent_.set_trap_listener([this](const wire::Notice& n) { sa_.publish(n, clock_.now()); });
+  agent_.set_trap_listener([this](const wire::Notice& n) {
+    note_trap(n);
+    sa_.publish(n, clock_.now());
+  });
   agent_.set_trap_filter([this](const MadPacket& p, const wire::Notice& n) { return filter_trap(p, n); });
   quarantine_.set_options(quarantine_options(config_));
   agent_.set_control_handler([this](const SmControl& c) { return on_control(c); });
@@ -173,6 +176,7 @@ SweepConfig SubnetManager::sweep_config() const {
   s.partitions = partitions_;
   s.partition_options = PartitionOptions{config_.part_enforce, config_.allow_both_pkeys};
   s.expects_peer = [this](Guid node, PortNum port) { return expects_peer(node, port); };
+  s.last_seen = last_up_subnet_;
   return s;
 }
 
@@ -185,7 +189,7 @@ void SubnetManager::poll(Micros now) {
       if (now >= retry_at_) run_heavy_sweep();
       break;
     case st::master:
-      if (trapped) want_heavy_sweep();
+      take_traps(trapped);
       if (handover_to_) {
         if (now >= handover_deadline_ && !handover_probe_) probe_handover();
         break;
@@ -196,6 +200,8 @@ void SubnetManager::poll(Micros now) {
         run_heavy_sweep();
       } else if (heavy_due_ && retry_.pending()) {
         if (retry_.poll(now, dispatcher_)) dispatcher_.poll();
+      } else if (!heavy_due_ && !incremental_.empty()) {
+        run_incremental_sweep();
       } else if (!heavy_due_ && !multicast_pending_.empty()) {
         run_multicast_changes();
       } else if (!heavy_due_ && (light_due_ || (config_.sweep_interval > 0 && now >= next_light_))) {
@@ -239,7 +245,7 @@ Micros SubnetManager::next_deadline() const {
         if (!handover_probe_) soonest(handover_deadline_);  // else the dispatcher's timer
       } else if (heavy_due_) {
         soonest(std::max({retry_at_, retry_.pending() ? retry_.next_deadline() : 0, now}));
-      } else if (!multicast_pending_.empty() || light_due_) {
+      } else if (!multicast_pending_.empty() || light_due_ || !incremental_.empty()) {
         soonest(now);
       } else if (config_.sweep_interval > 0) {
         soonest(next_light_);
@@ -260,10 +266,14 @@ void SubnetManager::run_heavy_sweep() {
   traps_.sweep_started();
   SweepConfig sc = sweep_config();
   sc.after_discovery = [this](const DiscoveryResult& d) { return elect(d); };
+  incremental_.clear();  // a heavy sweep reads every region
   const Micros t0 = clock_.now();
-  auto report = heavy_sweep(dispatcher_, clock_, sweep_state_, sc, log_);
+  finish_sweep(SweepKind::heavy, t0, heavy_sweep(dispatcher_, clock_, sweep_state_, sc, log_));
+}
+
+void SubnetManager::finish_sweep(SweepKind kind, Micros t0, Result<SweepReport> report) {
   const Micros now = clock_.now();
-  record_sweep(report.ok() && report->stopped_after_discovery ? SweepKind::discovery : SweepKind::heavy, t0, now,
+  record_sweep(report.ok() && report->stopped_after_discovery ? SweepKind::discovery : kind, t0, now,
                report.ok() ? report->total_mads() : 0, report.ok(), false, report.ok() && report->subnet_up);
   if (!report.ok()) {
     last_error_ = report.status().message();
@@ -282,15 +292,16 @@ void SubnetManager::run_heavy_sweep() {
     if (state_ == st::discovering) retry_at_ = now + kSecond;
     return;
   }
-  ++counters_.heavy_sweeps;
+  ++(kind == SweepKind::incremental ? counters_.incremental_sweeps : counters_.heavy_sweeps);
   lids_assigned_ = is_master();
   up_ = report->subnet_up;
   count_missing(*report);
   quarantine_after(*report, now);
   if (up_) last_up_subnet_ = report->subnet;
   if (up_) {
-    log(log_, LogLevel::info, Subsystem::sweep, "SUBNET UP: {} nodes, {} mads in {:.3f} s",
-        report->discovery.fabric.node_count(), report->total_mads(), static_cast<double>(now - t0) / 1e6);
+    log(log_, LogLevel::info, Subsystem::sweep, "SUBNET UP: {} nodes, {} mads in {:.3f} s{}",
+        report->discovery.fabric.node_count(), report->total_mads(), static_cast<double>(now - t0) / 1e6,
+        kind == SweepKind::incremental ? " (incremental sweep)" : "");
     retry_.succeeded();
   } else {
     log(log_, LogLevel::error, Subsystem::sweep, "subnet not up: {} problems",
@@ -411,7 +422,7 @@ void SubnetManager::run_light_sweep() {
   record_sweep(SweepKind::light, t0, clock_.now(), dispatcher_.stats().sent - sent0, true, r.changed, up_);
   if (!r.changed) log(log_, LogLevel::debug, Subsystem::sweep, "light sweep: no change, {} mads", r.mads);
   if (r.changed) {
-    want_heavy_sweep();
+    plan_after_light_sweep(r);
   } else {
     next_light_ = clock_.now() + interval();
   }

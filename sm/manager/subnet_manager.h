@@ -39,6 +39,7 @@
 #include "sm/config/sm_config.h"
 #include "sm/manager/election.h"
 #include "sm/manager/flap_quarantine.h"
+#include "sm/manager/incremental_plan.h"
 #include "sm/manager/sweep_record.h"
 #include "sm/manager/sweep_retry.h"
 #include "sm/manager/sweep_stats.h"
@@ -48,12 +49,14 @@
 #include "sm/perfmgr/perf_manager.h"
 #include "sm/state/sm_agent.h"
 #include "sm/sweep/heavy_sweep.h"
+#include "sm/sweep/light_sweep.h"
 #include "sm/sweep/sweep_state.h"
 
 namespace ibsm {
 
 struct ManagerCounters {
   uint64_t heavy_sweeps = 0;        // sweeps that configured the subnet
+  uint64_t incremental_sweeps = 0;  // ... after reading only the region that changed (not in heavy_sweeps)
   uint64_t discovery_sweeps = 0;    // sweeps that stopped after discovery (not master)
   uint64_t light_sweeps = 0;
   uint64_t polls_sent = 0;          // the standby's SMInfo polls of the master
@@ -233,6 +236,18 @@ class SubnetManager {
   void poll_storms(Micros now, uint64_t trap_requests);
   void quarantine_after(SweepReport& report, Micros now);
   void set_phys_state(const SubnetSnapshot* where, Guid node, PortNum port, PhysState phys, const char* why);
+  // Incremental resweeps (manager_incremental.cpp): a trap or a light sweep
+  // names the switches that changed; the next sweep reads only their region,
+  // or is a heavy one when in doubt.
+  void note_trap(const wire::Notice& notice);
+  void take_traps(bool trapped);
+  void plan_after_light_sweep(const LightSweepResult& result);
+  void run_incremental_sweep();
+  // After a sweep that ran (heavy or incremental): the SA, multicast, the
+  // snapshots, the listener.
+  void finish_sweep(SweepKind kind, Micros started, Result<SweepReport> report);
+  IncrementalPlan incremental_;
+  IncrementalPlan trapped_;  // what the traps since the last poll named
   // A new event asks for a heavy sweep: at the next poll, a pending retry's
   // backoff cut short.
   void want_heavy_sweep() {

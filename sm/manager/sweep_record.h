@@ -9,7 +9,7 @@
 namespace ibsm {
 
 struct SweepRecord {
-  const char* kind = "none";  // "heavy", "light" or "discovery" (stopped after the election)
+  const char* kind = "none";  // "heavy", "light", "discovery" (stopped after the election) or "incremental"
   Micros started = 0;
   Micros duration = 0;
   uint64_t mads = 0;

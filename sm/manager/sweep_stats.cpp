@@ -7,6 +7,7 @@ const char* sweep_kind_name(SweepKind kind) {
     case SweepKind::heavy: return "heavy";
     case SweepKind::light: return "light";
     case SweepKind::discovery: return "discovery";
+    case SweepKind::incremental: return "incremental";
   }
   return "unknown";
 }

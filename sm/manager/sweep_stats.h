@@ -13,10 +13,12 @@ namespace ibsm {
 
 // heavy: configured the subnet; light: checked it (IBA 14.4.9's "light
 // sweep", as OpenSM says); discovery: stopped after discovery and the
-// election, because another SM is master.
-enum class SweepKind : uint8_t { heavy = 0, light = 1, discovery = 2 };
-inline constexpr std::array<SweepKind, 3> kSweepKinds{SweepKind::heavy, SweepKind::light, SweepKind::discovery};
-const char* sweep_kind_name(SweepKind kind);  // "heavy", "light", "discovery"
+// election, because another SM is master; incremental: configured the
+// subnet after reading only the region that changed (incremental_sweep.h).
+enum class SweepKind : uint8_t { heavy = 0, light = 1, discovery = 2, incremental = 3 };
+inline constexpr std::array<SweepKind, 4> kSweepKinds{SweepKind::heavy, SweepKind::light, SweepKind::discovery,
+                                                      SweepKind::incremental};
+const char* sweep_kind_name(SweepKind kind);  // "heavy", "light", "discovery", "incremental"
 
 struct SweepKindStats {
   metrics::Histogram duration{metrics::sweep_duration_buckets()};  // seconds

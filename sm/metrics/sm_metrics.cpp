@@ -44,13 +44,15 @@ void collect_sweeps(const SubnetManager& sm, Micros now, MetricsRegistry& out) {
   const ManagerCounters& c = sm.counters();
   const std::map<SweepKind, uint64_t> counts{{SweepKind::heavy, c.heavy_sweeps},
                                              {SweepKind::light, c.light_sweeps},
-                                             {SweepKind::discovery, c.discovery_sweeps}};
+                                             {SweepKind::discovery, c.discovery_sweeps},
+                                             {SweepKind::incremental, c.incremental_sweeps}};
   for (SweepKind kind : kSweepKinds) {
     const Labels labels{{"kind", sweep_kind_name(kind)}};
     const SweepKindStats& s = sm.sweep_stats(kind);
     out.counter("ibsm_sweeps_total",
                 "Sweeps by kind: heavy (configured the subnet), light (checked it), discovery (stopped after "
-                "the election: another SM is master).",
+                "the election: another SM is master), incremental (configured the subnet after reading only the region "
+                "that changed).",
                 labels, as_double(counts.at(kind)));
     out.histogram("ibsm_sweep_duration_seconds", "How long sweeps took, by kind.", labels, s.duration);
     out.counter("ibsm_sweep_mads_total", "MADs the sweeps sent, by kind.", labels, as_double(s.mads_total));

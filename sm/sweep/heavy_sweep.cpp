@@ -7,6 +7,7 @@
 #include "mad/wire/p_key_table.h"
 #include "mad/wire/smp.h"
 #include "sm/sweep/configured_subnet.h"
+#include "sm/sweep/missing_nodes.h"
 #include "sm/sweep/partition_plan.h"
 #include "sm/sweep/smp_issuer.h"
 
@@ -30,8 +31,16 @@ class HeavySweep {
                    fmt::format("{} (dr path {}): {}", what.text, path, failure.why), path});
         }) {}
 
-  Result<SweepReport> run() {
-    phase("discover", [&] { discover(); });
+  // `found`: the fabric as an incremental pass rebuilt it (its MADs in
+  // `found_phase`); without it the whole fabric is discovered.
+  Result<SweepReport> run(std::optional<DiscoveryResult> found = std::nullopt, PhaseReport found_phase = {}) {
+    if (found) {
+      report_.discovery = std::move(*found);
+      map_discovery_problems();
+      report_.phases.push_back(std::move(found_phase));
+    } else {
+      phase("discover", [&] { discover(); });
+    }
     if (!report_.discovery.local_node.valid()) return unavailable_error("the local port did not answer NodeInfo");
     if (config_.after_discovery && !config_.after_discovery(report_.discovery)) {
       report_.stopped_after_discovery = true;
@@ -76,6 +85,10 @@ class HeavySweep {
     o.query_switch_info = true;
     o.keep_port_info = true;
     report_.discovery = discover_fabric(d_, o, log_);
+    map_discovery_problems();
+  }
+
+  void map_discovery_problems() {
     for (const auto& p : report_.discovery.problems)
       report_.problems.push_back({config_.expects_peer && config_.expects_peer(p.via_node, PortNum{p.via_port})
                                       ? SweepProblemKind::missing
@@ -117,9 +130,19 @@ class HeavySweep {
   }
 
   Status route() {
-    auto routes = config_.route(configured_);
+    size_t grafted = 0;
+    Fabric with_missing;
+    if (config_.last_seen && count_problems(report_.problems, SweepProblemKind::missing) != 0)
+      with_missing = with_missing_nodes(configured_, config_.last_seen->fabric, report_.problems, &grafted);
+    auto routes = config_.route(grafted ? with_missing : configured_);
     if (!routes.ok()) return routes.status();
     report_.routes = std::move(*routes);
+    if (grafted) {
+      // Only the nodes this sweep found are programmed; the missing ones keep
+      // their LIDs' routes in the switches' tables.
+      log(log_, LogLevel::info, Subsystem::routing, "routes kept to {} missing nodes, routed as last seen", grafted);
+      report_.routes.lfts.resize(configured_.node_count());
+    }
     return {};
   }
 
@@ -559,6 +582,14 @@ Result<SweepReport> heavy_sweep(MadDispatcher& dispatcher, const Clock& clock, S
   if (!config.route) return invalid_argument_error("no routing function configured");
   HeavySweep sweep(dispatcher, clock, state, config, log);
   return sweep.run();
+}
+
+Result<SweepReport> configure_found_subnet(MadDispatcher& dispatcher, const Clock& clock, SweepState& state,
+                                           const SweepConfig& config, DiscoveryResult found, PhaseReport found_phase,
+                                           LogSink& log) {
+  if (!config.route) return invalid_argument_error("no routing function configured");
+  HeavySweep sweep(dispatcher, clock, state, config, log);
+  return sweep.run(std::move(found), std::move(found_phase));
 }
 
 }  // namespace ibsm

@@ -71,6 +71,9 @@ struct SweepConfig {
   // too long): then it is `missing`, and the subnet is not up without it.
   // Unset: every silent node is simply left out (`unreachable`).
   std::function<bool(Guid node, PortNum port)> expects_peer;
+  // The last subnet that was up: a `missing` node is routed as it was seen
+  // there (sm/sweep/missing_nodes.h). Null: a missing node has no routes.
+  std::shared_ptr<const SubnetSnapshot> last_seen;
 };
 
 struct PhaseReport {
@@ -110,5 +113,13 @@ struct SweepReport {
 // problems with single nodes or ports are in the report.
 Result<SweepReport> heavy_sweep(MadDispatcher& dispatcher, const Clock& clock, SweepState& state,
                                 const SweepConfig& config, LogSink& log);
+
+// The phases after discovery, on a fabric found otherwise: an incremental
+// pass (sm/sweep/incremental_sweep.h) that re-read only the region that
+// changed and patched the previous snapshot. `found_phase` (its name,
+// duration and MADs) comes first in the report's phases.
+Result<SweepReport> configure_found_subnet(MadDispatcher& dispatcher, const Clock& clock, SweepState& state,
+                                           const SweepConfig& config, DiscoveryResult found, PhaseReport found_phase,
+                                           LogSink& log);
 
 }  // namespace ibsm

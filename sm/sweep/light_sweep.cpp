@@ -15,7 +15,8 @@ class LightSweep {
   LightSweep(MadDispatcher& d, const SubnetSnapshot& last, LogSink& log)
       : d_(d), last_(last), log_(log),
         smp_(d, [this](const SmpSubject& what, const DrPath&, const SmpFailure& failure) {
-          changed(what.text + (failure.answered ? " answered with an error" : " does not answer: " + failure.why));
+          changed(what.text + (failure.answered ? " answered with an error" : " does not answer: " + failure.why),
+                  watching_switch(what));
         }) {}
 
   LightSweepResult run() {
@@ -33,18 +34,38 @@ class LightSweep {
   }
 
  private:
-  void changed(std::string why) {
+  // `at`: the switch whose region an incremental resweep reads for this
+  // change; none: only a heavy sweep handles it.
+  void changed(std::string why, std::optional<NodeIndex> at = std::nullopt) {
+    if (at) {
+      result_.changed_switches.push_back(*at);
+    } else {
+      result_.needs_full = true;
+    }
     if (result_.changed) return;
     result_.changed = true;
     result_.reason = std::move(why);
   }
 
+  // A CA port's change is its switch's (the far end of its cable). A switch
+  // that does not answer is named itself: its path may cross a cable that
+  // went, and the incremental pass reads it on another one (or gives up).
+  std::optional<NodeIndex> watching_switch(const SmpSubject& what) const {
+    const Fabric& f = last_.fabric;
+    auto n = f.find_by_node_guid(what.node);
+    if (n && f.node(*n).is_switch()) return n;
+    if (!n || !what.port || what.port->value > f.node(*n).num_ports) return std::nullopt;
+    const Port& p = f.node(*n).port(what.port->value);
+    if (!p.connected() || !f.node(p.remote_node).is_switch()) return std::nullopt;
+    return p.remote_node;
+  }
+
   void check_switch(NodeIndex n, const Node& node, const DrPath& path) {
     std::string what = fmt::format("switch {}", node.node_guid);
-    smp_.get(path, wire::smp_attr::switch_info, 0, what, [this, what](std::span<const uint8_t> data) {
+    smp_.get(path, wire::smp_attr::switch_info, 0, SmpSubject(what, node.node_guid), [this, what, n](std::span<const uint8_t> data) {
       auto si = wire::decode_switch_info(data);
       if (!si.ok()) return changed(what + ": unreadable SwitchInfo");
-      if (si->port_state_change) changed(what + ": a port changed state");
+      if (si->port_state_change) changed(what + ": a port changed state", n);
     });
     check_port(n, node, path, 0);
   }
@@ -67,7 +88,9 @@ class LightSweep {
     std::string what = node.is_switch() ? fmt::format("switch {}", node.node_guid)
                                         : fmt::format("ca {} port {}", node.node_guid, p);
     const bool was_sm = was_sm_port(n, p);
-    smp_.get(path, wire::smp_attr::port_info, p, what, [this, what, want, p, was_sm](std::span<const uint8_t> data) {
+    const SmpSubject subject = node.is_switch() ? SmpSubject(what, node.node_guid) : SmpSubject(what, node.node_guid, PortNum{p});
+    const std::optional<NodeIndex> watcher = watching_switch(subject);
+    smp_.get(path, wire::smp_attr::port_info, p, subject, [this, what, want, p, was_sm, watcher](std::span<const uint8_t> data) {
       auto pi = wire::decode_port_info(data);
       if (!pi.ok()) return changed(what + ": unreadable PortInfo");
       // An SM started or stopped there: the election must look again (trap
@@ -77,7 +100,8 @@ class LightSweep {
       if (pi->lid != want.base_lid || pi->lmc != want.lmc)
         return changed(fmt::format("{}: lid {} lmc {} (was {} lmc {})", what, pi->lid, pi->lmc, want.base_lid, want.lmc));
       if (p != 0 && pi->port_state != want.state)
-        changed(fmt::format("{}: {} (was {})", what, port_state_name(pi->port_state), port_state_name(want.state)));
+        changed(fmt::format("{}: {} (was {})", what, port_state_name(pi->port_state), port_state_name(want.state)),
+                watcher);
     });
   }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mad/base/log.h"
 #include "mad/dispatcher.h"
@@ -21,6 +22,13 @@ struct LightSweepResult {
   bool changed = false;
   std::string reason;  // the first change found, for the log
   uint64_t mads = 0;
+  // What an incremental resweep (sm/sweep/incremental_sweep.h) starts from:
+  // the switches (of `last`) whose ports changed state, including the
+  // switch at the far end of a CA port that changed or went silent.
+  // needs_full: a change that only a heavy sweep handles (a LID moved, an
+  // SM started or stopped, a switch silent, a CA with no switch to watch it).
+  std::vector<NodeIndex> changed_switches;
+  bool needs_full = false;
 };
 
 // Checks the fabric as the previous heavy sweep left it (`last`).

@@ -4,6 +4,8 @@
 // after the next heavy sweep the fabric is quiet again.
 #include "sm/sweep/light_sweep.h"
 
+#include <set>
+
 #include <catch2/catch.hpp>
 
 #include "mad/wire/constants.h"
@@ -99,4 +101,43 @@ TEST_CASE("a light sweep finds a lid changed behind the SM's back", "[sweep][lig
   auto check = h.check_held(r.lids.top.value);
   INFO(check.to_string());
   CHECK(check.all_delivered());
+}
+
+TEST_CASE("a light sweep names the switches whose ports changed, for an incremental resweep", "[sweep][light]") {
+  Fabric topo = must(topogen::leaf_spine({.leaves = 3, .spines = 2, .hosts_per_leaf = 2}));
+  SweepHarness h(topo);
+  SweepReport r = h.heavy();
+  REQUIRE(r.subnet_up);
+  const NodeIndex spine = *topo.find_by_name("spine-0");
+  const NodeIndex leaf = topo.node(spine).port(2).remote_node;
+  // The light sweep names nodes of the snapshot (discovery order).
+  auto guids = [&](const std::vector<NodeIndex>& nodes) {
+    std::set<Guid> out;
+    for (NodeIndex n : nodes) out.insert(r.subnet->fabric.node(n).node_guid);
+    return out;
+  };
+
+  SECTION("a cable between two switches: both ends") {
+    REQUIRE(h.sim().set_link(PortRef{spine, 2}, false).ok());
+    LightSweepResult l = h.light(r);
+    CHECK(l.changed);
+    CHECK_FALSE(l.needs_full);
+    // Both ends (and any switch whose path crossed the cable: it is silent now).
+    CHECK(guids(l.changed_switches).count(topo.node(spine).node_guid) == 1);
+    CHECK(guids(l.changed_switches).count(topo.node(leaf).node_guid) == 1);
+  }
+  SECTION("a host's cable: its switch, though the host does not answer") {
+    const NodeIndex host = *topo.find_by_name("host-4");
+    REQUIRE(h.sim().set_link(PortRef{host, 1}, false).ok());
+    LightSweepResult l = h.light(r);
+    CHECK(l.changed);
+    CHECK_FALSE(l.needs_full);
+    CHECK(guids(l.changed_switches) == std::set<Guid>{topo.node(topo.node(host).port(1).remote_node).node_guid});
+  }
+  SECTION("a lid moved: only a heavy sweep") {
+    REQUIRE(h.sim().set_port_lid(PortRef{*topo.find_by_name("host-4"), 1}, Lid{99}).ok());
+    LightSweepResult l = h.light(r);
+    CHECK(l.changed);
+    CHECK(l.needs_full);
+  }
 }

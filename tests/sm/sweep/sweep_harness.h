@@ -37,6 +37,38 @@ inline Fabric one_switch_fabric(const std::vector<std::string>& hosts, const std
   return must(read_netfile(in, "one switch"));
 }
 
+// The cabled topology with the LIDs and states the SMAs of `sim` hold now.
+inline Fabric held_fabric(const SimFabric& sim) {
+  Fabric f = sim.topology();
+  for (uint32_t i = 0; i < f.node_count(); ++i) {
+    Node& n = f.node(NodeIndex{i});
+    for (uint8_t p = n.is_switch() ? 0 : 1; p <= n.num_ports; ++p) {
+      const auto& rec = sim.state().port(i, p);
+      if (p != 0) n.port(p).state = rec.state;
+      if (n.is_switch() && p != 0) continue;  // switch ports 1..N carry no LID
+      n.port(p).base_lid = Lid{rec.lid};
+      n.port(p).lmc = rec.lmc;
+    }
+  }
+  return f;
+}
+
+// What every switch's LFT in `sim` holds now, by NodeIndex, up to `top`.
+inline std::vector<std::vector<uint8_t>> held_lfts(const SimFabric& sim, uint16_t top) {
+  const Fabric& f = sim.topology();
+  std::vector<std::vector<uint8_t>> lfts(f.node_count());
+  for (uint32_t i = 0; i < f.node_count(); ++i) {
+    if (!f.node(NodeIndex{i}).is_switch()) continue;
+    for (uint32_t lid = 0; lid <= top; ++lid) lfts[i].push_back(sim.state().lft_port(i, static_cast<uint16_t>(lid)));
+  }
+  return lfts;
+}
+
+// Every CA-to-CA pair (all LIDs) traced through what the switches of `sim` hold.
+inline routing::CheckSummary check_held(const SimFabric& sim, uint16_t top) {
+  return routing::check_all_pairs(held_fabric(sim), held_lfts(sim, top));
+}
+
 // The SM at the first CA's port 1 (or at `at`), min-hop unless told otherwise.
 class SweepHarness {
  public:
@@ -73,39 +105,9 @@ class SweepHarness {
     return light_sweep(*dispatcher_, *last.subnet, null_log_sink());
   }
 
-  // What every switch's LFT holds now, by NodeIndex, up to `top`.
-  std::vector<std::vector<uint8_t>> held_lfts(uint16_t top) const {
-    const Fabric& f = sim_.topology();
-    std::vector<std::vector<uint8_t>> lfts(f.node_count());
-    for (uint32_t i = 0; i < f.node_count(); ++i) {
-      if (!f.node(NodeIndex{i}).is_switch()) continue;
-      for (uint32_t lid = 0; lid <= top; ++lid) lfts[i].push_back(sim_.state().lft_port(i, static_cast<uint16_t>(lid)));
-    }
-    return lfts;
-  }
-
-  // The cabled topology with the LIDs and states the SMAs hold now.
-  Fabric as_held() const {
-    Fabric f = sim_.topology();
-    for (uint32_t i = 0; i < f.node_count(); ++i) {
-      Node& n = f.node(NodeIndex{i});
-      for (uint8_t p = n.is_switch() ? 0 : 1; p <= n.num_ports; ++p) {
-        const auto& rec = sim_.state().port(i, p);
-        if (p != 0) n.port(p).state = rec.state;
-        if (n.is_switch() && p != 0) continue;  // switch ports 1..N carry no LID
-        n.port(p).base_lid = Lid{rec.lid};
-        n.port(p).lmc = rec.lmc;
-      }
-    }
-    return f;
-  }
-
-  // Every CA-to-CA pair (all LIDs) traced through what the switches hold.
-  routing::CheckSummary check_held(uint16_t top) const {
-    Fabric f = as_held();
-    auto lfts = held_lfts(top);
-    return routing::check_all_pairs(f, lfts);
-  }
+  std::vector<std::vector<uint8_t>> held_lfts(uint16_t top) const { return test::held_lfts(sim_, top); }
+  Fabric as_held() const { return held_fabric(sim_); }
+  routing::CheckSummary check_held(uint16_t top) const { return test::check_held(sim_, top); }
 
   SimFabric& sim() { return sim_; }
   SweepState& state() { return state_; }
