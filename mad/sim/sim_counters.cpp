@@ -16,6 +16,7 @@ const char* drop_reason_name(DropReason r) {
     case DropReason::injected: return "injected";
     case DropReason::no_response_method: return "no_response_method";
     case DropReason::stray_response: return "stray_response";
+    case DropReason::m_key: return "m_key";
     case DropReason::count_: break;
   }
   return "?";

@@ -23,6 +23,7 @@ enum class DropReason : uint8_t {
   injected,              // fault injection: drop rate or dropped attribute
   no_response_method,    // a request the SMA does not support and that has no response method (Send)
   stray_response,        // a response that reached an SMA (nobody asked)
+  m_key,                 // refused by the SMA's M_Key check (IBA 14.2.4.1): trap 256 instead of an answer
   count_
 };
 inline constexpr size_t drop_reason_count = static_cast<size_t>(DropReason::count_);
@@ -40,7 +41,7 @@ struct SimCounters {
   uint64_t pma_requests = 0;    // PerfMgt requests a PMA answered (sim_pma.h)
   uint64_t responses_sent = 0;  // responses the SMAs and PMAs generated
   uint64_t delivered = 0;       // MADs delivered to clients (responses, forwarded requests, traps)
-  uint64_t traps_sent = 0;      // traps the SMAs generated (128, 144), delivered or not
+  uint64_t traps_sent = 0;      // traps the SMAs generated (128, 144, 256), delivered or not
   uint64_t send_timeouts = 0;   // requests handed back as timed out (report_send_timeouts)
   std::map<uint32_t, uint64_t> received_by_kind;      // every MAD clients handed in
   std::map<uint32_t, uint64_t> sma_requests_by_kind;  // the ones an SMA processed

@@ -5,6 +5,7 @@
 #include "mad/sim/sim_routing.h"
 #include "mad/sim/sim_travel.h"
 #include "mad/sim/sma.h"
+#include "mad/sim/sma_m_key.h"
 #include "mad/wire/constants.h"
 #include "mad/wire/mad_header.h"
 #include "mad/wire/response.h"
@@ -159,6 +160,13 @@ void SimFabric::answer_at_sma(uint32_t node, uint8_t in_port, Travel& t) {
   if (faults_.unresponsive(node)) return drop(DropReason::unresponsive, t);
   if (faults_.drop_answer(node, t.attr_id)) return drop(DropReason::injected, t);
   if (!wire::response_method(t.method)) return drop(DropReason::no_response_method, t);
+  // The M_Key check comes before anything is read or written (IBA 14.2.4).
+  const sim::MKeyVerdict verdict = sim::check_m_key(state_, node, in_port, t.method,
+                                                    wire::get_field(t.mad, wire::smp_fields::m_key), clock_.now());
+  if (verdict == sim::MKeyVerdict::refuse) {
+    send_trap256(node, in_port, t);
+    return drop(DropReason::m_key, t);
+  }
   ++counters_.sma_requests;
   ++counters_.sma_requests_by_kind[SimCounters::kind_key(t.mgmt_class, t.method, t.attr_id)];
 
@@ -166,6 +174,7 @@ void SimFabric::answer_at_sma(uint32_t node, uint8_t in_port, Travel& t) {
   uint16_t status = wire::mad_status::bad_version;
   if (t.mad[2] == wire::smp_class_version) {
     sim::SmaRequest request;
+    request.m_key_hidden = verdict == sim::MKeyVerdict::pass_hidden;
     request.node = node;
     request.in_port = in_port;
     request.method = t.method;

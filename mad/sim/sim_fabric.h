@@ -24,6 +24,9 @@
 //    (detach) and restart (attach again), see sim_port.h;
 //  - the PMA of every node (sim_pma.h): PortCounters and
 //    PortCountersExtended Get and Set, with counters tests raise;
+//  - M_Key (sma_m_key.h): the SMA's check of IBA 14.2.4 at protection
+//    levels 0-3, M_KeyViolations, the lease timer in virtual time, and trap
+//    256 to the port's MasterSMLID for every SMP it refuses;
 //  - fault injection: drop rates with a seeded PRNG, dropped attributes,
 //    unresponsive nodes;
 //  - counters of everything received, answered, delivered and dropped.
@@ -141,6 +144,9 @@ class SimFabric {
   // port whose CapabilityMask changed; both LID-routed to a MasterSMLID.
   void send_traps();
   void send_trap144(uint32_t node, uint8_t port);
+  // Trap 256 (Bad M_Key) for the SMP `t` that the M_Key check of the port
+  // guarding (node, in_port) refused.
+  void send_trap256(uint32_t node, uint8_t in_port, const Travel& t);
   // Sends SubnTrap(Notice) with `notice` (an SMP's 64 bytes of data) from
   // (node, port) to `dlid`, LID-routed, and counts it.
   void send_trap(uint32_t node, uint8_t port, uint16_t dlid, std::span<const uint8_t> notice);

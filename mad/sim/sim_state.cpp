@@ -93,6 +93,20 @@ SimState::SimState(Fabric topology, const SimOptions& options)
   }
 }
 
+std::optional<Micros> SimState::m_key_lease_end(uint32_t n, uint8_t p) const {
+  auto it = m_key_lease_ends_.find(port_index(n, p));
+  if (it == m_key_lease_ends_.end()) return std::nullopt;
+  return it->second;
+}
+
+void SimState::set_m_key_lease_end(uint32_t n, uint8_t p, std::optional<Micros> end) {
+  if (end) {
+    m_key_lease_ends_[port_index(n, p)] = *end;
+  } else {
+    m_key_lease_ends_.erase(port_index(n, p));
+  }
+}
+
 SwitchRecord* SimState::switch_of(uint32_t n) {
   const uint32_t s = nodes_[n].switch_index;
   return s == no_node ? nullptr : &switches_[s];

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -54,6 +55,7 @@ struct PortRecord {
   uint16_t lid = 0;
   uint16_t master_sm_lid = 0;
   uint16_t m_key_lease_period = 0;
+  uint16_t m_key_violations = 0;  // PortInfo:M_KeyViolations (IBA 14.2.4.1), saturating
   PortState state = PortState::down;
   PhysState phys_state = PhysState::polling;
   uint8_t peer_port = 0;
@@ -151,6 +153,12 @@ class SimState {
   // in order and without repeats: the ones that owe their SM a trap 128.
   std::vector<uint32_t> take_trap_sources();
 
+  // The M_Key lease timer of a port (IBA 14.2.4.2): when its protection bits
+  // fall back to 0 unless a request with the right M_Key comes first. Kept
+  // aside, for the few ports whose timer runs. nullopt: not running.
+  std::optional<Micros> m_key_lease_end(uint32_t n, uint8_t p) const;
+  void set_m_key_lease_end(uint32_t n, uint8_t p, std::optional<Micros> end);
+
  private:
   void note_change(uint32_t n, bool local, LinkCause cause);
 
@@ -162,6 +170,7 @@ class SimState {
   std::unordered_map<uint32_t, std::vector<uint8_t>> p_keys_;     // by port index
   std::unordered_map<uint32_t, std::array<uint8_t, 32>> vl_arb_;  // low then high, by port index
   std::vector<uint32_t> trap_sources_;
+  std::unordered_map<uint32_t, Micros> m_key_lease_ends_;  // by port index
 };
 
 }  // namespace ibsm::sim

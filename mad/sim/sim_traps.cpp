@@ -1,7 +1,8 @@
 // The traps the simulated SMAs send (IBA 14.2.5.1): 128 when a switch's link
-// changed, 144 when a port's CapabilityMask changed. Both go LID-routed to the
-// port's MasterSMLID, once and without waiting for a TrapRepress, as ibsim
-// 0.10 sends them (sim_mad.c encode_trap128 / encode_trap144 / send_trap).
+// changed, 144 when a port's CapabilityMask changed, 256 when the M_Key check
+// refused an SMP. All go LID-routed to the port's MasterSMLID, once and
+// without waiting for a TrapRepress, as ibsim 0.10 sends 128 and 144
+// (sim_mad.c encode_trap128 / encode_trap144 / send_trap; ibsim has no 256).
 #include <algorithm>
 #include <array>
 #include <cassert>
@@ -10,6 +11,7 @@
 #include "mad/sim/sim_routing.h"
 #include "mad/sim/sim_travel.h"
 #include "mad/sim/sma.h"
+#include "mad/sim/sma_m_key.h"
 #include "mad/wire/constants.h"
 #include "mad/wire/notice.h"
 #include "mad/wire/port_info.h"
@@ -105,6 +107,45 @@ void SimFabric::send_trap144(uint32_t node, uint8_t port) {
   wire::set_field(data, wire::notice_fields::trap144_lid, p.lid);
   wire::set_field(data, wire::notice_fields::trap144_capability_mask, mask);
   send_trap(node, port, p.master_sm_lid, data);
+}
+
+// Trap 256 (IBA 14.2.5.1, Bad M_Key), Type Security, from the port whose
+// M_Key refused `t` (a switch's port 0): who asked (LIDADDR, and for a
+// directed-route SMP DRSLID and the return path as far as it fits), with
+// what method, attribute and M_Key. The port needs a LID and a MasterSMLID;
+// an SM's own port does not trap itself.
+void SimFabric::send_trap256(uint32_t node, uint8_t in_port, const Travel& t) {
+  if (!state_.options().send_traps) return;
+  const uint8_t guard = sim::m_key_port(state_, node, in_port);
+  const sim::PortRecord& p = state_.port(node, guard);
+  if (p.lid == 0 || p.master_sm_lid == 0 || p.answers_lid(p.master_sm_lid)) return;
+  namespace f = wire::notice_fields;
+  wire::Notice notice;
+  notice.is_generic = true;
+  notice.type = wire::notice_type::security;
+  notice.producer_type = producer_of(state_.node(node).type);
+  notice.trap_number = wire::trap_number::bad_m_key;
+  notice.issuer_lid = Lid{p.lid};
+  std::array<uint8_t, wire::smp_data_size> data{};
+  wire::encode(notice, data);
+  wire::set_field(data, f::trap256_lid, t.slid);
+  wire::set_field(data, f::trap256_method, t.method);
+  wire::set_field(data, f::trap256_attribute_id, t.attr_id);
+  wire::set_field(data, f::trap256_attribute_modifier, wire::get_field(t.mad, wire::mad_fields::attribute_modifier));
+  wire::set_field(data, f::trap256_m_key, wire::get_field(t.mad, wire::smp_fields::m_key));
+  if (t.directed) {
+    const auto hops = static_cast<size_t>(wire::get_field(t.mad, wire::smp_fields::hop_count));
+    const size_t kept = std::min(hops, f::trap256_return_path_hops);
+    wire::set_field(data, f::trap256_dr_slid, wire::get_field(t.mad, wire::smp_fields::dr_slid));
+    wire::set_field(data, f::trap256_dr_notice, 1);
+    wire::set_field(data, f::trap256_dr_path_truncated, hops > kept ? 1 : 0);
+    wire::set_field(data, f::trap256_dr_hop_count, kept);
+    // Return path entries 1..hops (entry 0 is unused, IBA 14.2.2).
+    std::array<uint8_t, f::trap256_return_path_hops> rpath{};
+    for (size_t i = 0; i < kept; ++i) rpath[i] = t.mad[wire::smp_fields::return_path.bit_offset / 8 + 1 + i];
+    wire::set_bytes(data, f::trap256_dr_return_path, rpath);
+  }
+  send_trap(node, guard, p.master_sm_lid, data);
 }
 
 }  // namespace ibsm

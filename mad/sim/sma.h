@@ -18,6 +18,9 @@ struct SmaRequest {
   uint8_t method = 0;
   uint16_t attr_id = 0;
   uint32_t attr_mod = 0;
+  // The M_Key check let a Get through without the right key at protection
+  // level 1: PortInfo:M_Key reads 0 (sma_m_key.h).
+  bool m_key_hidden = false;
 };
 
 // Does the SMA answer this attribute itself (rather than an SM on the node)?

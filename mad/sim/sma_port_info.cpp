@@ -54,11 +54,15 @@ uint32_t port_capability_mask(const SimState& s, uint32_t node, uint8_t port) {
 
 namespace {
 
-void encode_port_info(const SimState& s, uint32_t node, uint8_t port, uint8_t in_port, std::span<uint8_t> data) {
+void encode_port_info(const SimState& s, uint32_t node, uint8_t port, uint8_t in_port, bool m_key_hidden,
+                      std::span<uint8_t> data) {
   const PortRecord& p = s.port(node, port);
   const PortKind kind = kind_of(s, node, port);
   wire::PortInfo pi;
-  pi.m_key = p.m_key;
+  // The M_Key components of a switch's external ports are reserved (IBA
+  // 14.2.5.6): the switch's one key lives in port 0 (they read 0 here).
+  pi.m_key = m_key_hidden ? 0 : p.m_key;
+  pi.m_key_violations = p.m_key_violations;
   pi.gid_prefix = p.gid_prefix;
   pi.lid = Lid{p.lid};
   pi.master_sm_lid = Lid{p.master_sm_lid};
@@ -164,14 +168,18 @@ uint16_t set_port_info(SimState& s, uint32_t node, uint8_t port, std::span<const
   if (!enabled_value(in.link_width_enabled, 0xFF, width_supported, width)) return status::invalid_field;
   if (!enabled_value(in.link_speed_enabled, 0x0F, speed_supported, speed)) return status::invalid_field;
 
-  // Plain storage: the SMA keeps what the SM writes (M_Key is not enforced).
+  // The SMA keeps what the SM writes; the M_Key check (sma_m_key.h) has
+  // passed, or this Set would not be here.
   p.lid = in.lid.value;
   p.lmc = in.lmc;
   p.master_sm_lid = in.master_sm_lid.value;
   p.master_sm_sl = in.master_sm_sl;
-  p.m_key = in.m_key;
-  p.m_key_protect_bits = in.m_key_protect_bits;
-  p.m_key_lease_period = in.m_key_lease_period;
+  if (kind != PortKind::switch_external) {
+    p.m_key = in.m_key;
+    p.m_key_protect_bits = in.m_key_protect_bits;
+    p.m_key_lease_period = in.m_key_lease_period;
+    p.m_key_violations = in.m_key_violations;  // RW: an SM clears it so
+  }
   const bool keep_all = s.options().sma_keeps_all_port_fields;
   if (keep_all) p.gid_prefix = in.gid_prefix;
   if (keep_all && in.neighbor_mtu != 0) p.neighbor_mtu = in.neighbor_mtu;
@@ -231,7 +239,7 @@ uint16_t sma_port_info(SimState& s, const SmaRequest& r, bool set, std::span<uin
     const uint16_t st = set_port_info(s, r.node, port, data);
     if (st != status::ok) return st;
   }
-  encode_port_info(s, r.node, port, r.in_port, data);
+  encode_port_info(s, r.node, port, r.in_port, r.m_key_hidden, data);
   return status::ok;
 }
 

@@ -74,6 +74,22 @@ inline constexpr Field issuer_gid{512, 128, "IssuerGID"};
 inline constexpr Field trap128_lid{80, 16, "LIDADDR"};  // traps 128-131: the reporting port's LID
 inline constexpr Field trap144_lid{96, 16, "LIDADDR"};
 inline constexpr Field trap144_capability_mask{128, 32, "CapabilityMask"};
+// Trap 256, Bad M_Key (IBA 14.2.5.1, table 149; the layout of OpenSM's and
+// Linux's ntc_256): "Bad M_Key, <M_Key> from <LIDADDR> attempted <Method>
+// with <AttributeID> and <AttributeModifier>". LIDADDR is the requester's
+// LID; for a directed-route SMP DRSLID and the return path (DRNotice set)
+// say where it came from.
+inline constexpr Field trap256_lid{96, 16, "LIDADDR"};
+inline constexpr Field trap256_dr_slid{112, 16, "DRSLID"};
+inline constexpr Field trap256_method{128, 8, "Method"};
+inline constexpr Field trap256_attribute_id{144, 16, "AttributeID"};
+inline constexpr Field trap256_attribute_modifier{160, 32, "AttributeModifier"};
+inline constexpr Field trap256_m_key{192, 64, "M_Key"};
+inline constexpr Field trap256_dr_notice{264, 1, "DRNotice"};
+inline constexpr Field trap256_dr_path_truncated{265, 1, "DRPathTruncated"};
+inline constexpr Field trap256_dr_hop_count{266, 6, "DRHopCount"};
+inline constexpr Field trap256_dr_return_path{272, 240, "DRNoticeReturnPath"};
+inline constexpr size_t trap256_return_path_hops = 30;
 }  // namespace notice_fields
 
 struct Notice {

@@ -88,7 +88,7 @@ TEST_CASE("PortInfo Set stores LIDs and moves the port state one legal step at a
     pi.master_sm_lid = Lid{1};
     pi.master_sm_sl = 3;
     pi.gid_prefix = 0xfe80000000000000ull;
-    pi.m_key = 0x1234;
+    pi.m_key_lease_period = 60;  // no M_Key: the Sets below carry none (sim_m_key.tests.cpp)
     pi.subnet_timeout = 18;
   });
   CHECK(smp_status(r) == 0);
@@ -98,7 +98,7 @@ TEST_CASE("PortInfo Set stores LIDs and moves the port state one legal step at a
   CHECK(pi.master_sm_lid == Lid{1});
   CHECK(pi.master_sm_sl == 3);
   CHECK(pi.gid_prefix == 0xfe80000000000000ull);
-  CHECK(pi.m_key == 0x1234);
+  CHECK(pi.m_key_lease_period == 60);
   CHECK(pi.subnet_timeout == 18);
   CHECK(c.fabric.port_lid({node_named(c.topo, "H2"), 1}) == Lid{7});
 
