@@ -6,6 +6,7 @@
 // when its hold ends.
 #include <catch2/catch.hpp>
 
+#include "sm/manager/port_hold.h"
 #include "tests/sm/manager/failover_bench.h"
 
 namespace ibsm::test {
@@ -124,6 +125,43 @@ TEST_CASE("a link that goes down threshold times is quarantined: its switch port
   // Its count started again: one more loss is not a quarantine.
   f.link(false);
   CHECK(f.m->quarantine().held().empty());
+}
+
+TEST_CASE("a quarantined port someone enables again is disabled again at the next sweep", "[manager][storm]") {
+  FlapBench f(0);
+  for (int i = 0; i < 3; ++i) {
+    f.link(false);
+    if (i < 2) f.link(true);
+  }
+  REQUIRE(f.m->quarantine().held().size() == 1);
+  REQUIRE(f.b.sim().set_link(f.host, true).ok());
+  f.b.run_for(kSecond);
+  REQUIRE(f.b.sim().phys_state(f.sw) == PhysState::disabled);
+  // An operator on host-1 (beside the SM on leaf-0: the SM's DR paths hold
+  // from there too) sets the port to Polling, as `ibportstate enable` would.
+  const SubnetSnapshot& s = *f.m->subnet();
+  const auto leaf = s.fabric.find_by_node_guid(f.switch_guid());
+  REQUIRE(leaf);
+  const PortRef operator_port = ca_ports(f.b.sim().topology())[1];
+  SimPort& tool = f.b.sim().attach(operator_port.node, operator_port.port);
+  MadDispatcher d(tool, f.b.sim().clock());
+  std::optional<Status> enabled;
+  set_port_phys_state(d, s.paths[leaf->value], PortNum{f.sw.port}, PhysState::polling,
+                      [&](Status st) { enabled = st; });
+  d.run_until_idle();
+  REQUIRE(enabled);
+  REQUIRE(enabled->ok());
+  // The link trains (SimFabric sends no trap 128 for a change an SMP made,
+  // so the operator asks for a heavy sweep), and the sweep holds it down again.
+  REQUIRE(f.b.sim().phys_state(f.sw) == PhysState::link_up);
+  REQUIRE(f.m->request_reroute().ok());
+  REQUIRE(f.b.run_until_true([&] { return f.b.sim().phys_state(f.sw) == PhysState::disabled; }, 5 * kSecond));
+  f.b.run_for(2 * kSecond);
+  CHECK(f.b.sim().phys_state(f.sw) == PhysState::disabled);
+  CHECK(f.m->quarantine().held().size() == 1);
+  CHECK(f.m->subnet_up());
+  REQUIRE(f.m->last_sweep());
+  CHECK(count_problems(f.m->last_sweep()->problems, SweepProblemKind::missing) == 0);
 }
 
 TEST_CASE("a quarantined port is released when its hold ends", "[manager][storm]") {
