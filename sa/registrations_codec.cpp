@@ -66,7 +66,7 @@ bool parse_number(std::string_view s, T& v, int base = 10) {
 
 class Reader {
  public:
-  Reader(std::string_view source) : source_(source) {}
+  explicit Reader(std::string_view source) : source_(source) {}
   Status error(size_t line, std::string_view what) const {
     return invalid_argument_error(fmt::format("{}:{}: {}", source_, line, what));
   }
