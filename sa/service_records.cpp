@@ -163,12 +163,14 @@ ImportResult ServiceRegistry::import(std::vector<wire::ServiceRecord> records, M
       ++result.dropped;
       continue;
     }
-    Stored stored{rec, std::nullopt, true};
-    if (auto held = records_.find(key);
-        held != records_.end() && held->second.imported && held->second.record == rec) {
-      stored.expires = held->second.expires;  // the same import again: the lease runs on
-    } else if (rec.service_lease != wire::service_lease_infinite && left) {
+    // A restore from the cache is not a mirror's import: a mirror read of
+    // the same bytes later (a takeover) restarts the lease whole.
+    Stored stored{rec, std::nullopt, lease_left.empty()};
+    if (rec.service_lease != wire::service_lease_infinite && left) {
       stored.expires = now + *left;  // restored from the cache: what was left of it
+    } else if (auto held = records_.find(key);
+               held != records_.end() && held->second.imported && held->second.record == rec) {
+      stored.expires = held->second.expires;  // the same import again: the lease runs on
     } else if (rec.service_lease != wire::service_lease_infinite) {
       stored.expires = now + Micros{rec.service_lease} * micros_per_second;
     }

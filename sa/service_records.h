@@ -130,7 +130,7 @@ class ServiceRegistry {
   struct Stored {
     wire::ServiceRecord record;
     std::optional<Micros> expires;  // nullopt: infinite lease
-    bool imported = false;          // installed by import(), not by a Set here
+    bool imported = false;          // installed by a mirror's import(), not by a Set here or a restore
   };
 
   bool live(const Stored& s, Micros now) const { return !s.expires || *s.expires > now; }

@@ -808,6 +808,24 @@ TEST_CASE("service import: replaces what was held, leases start at the import, t
   CHECK(small.import({svc(5, 1), svc(6, 1), svc(7, 1)}, 0) == sa::ImportResult{2, 1});
 }
 
+TEST_CASE("service restore from the cache: leases end when what was left runs out; a mirror read later restarts them",
+          "[sa][mirror][services][persist]") {
+  ImportFixture f;
+  sa::ServiceRegistry reg;
+  wire::ServiceRecord r;
+  r.service_id = 8;
+  r.service_gid = f.gid(0);
+  r.service_p_key = sa::default_pkey;
+  r.service_lease = 60;
+  CHECK(reg.import({r}, 10 * second, {4 * second}) == sa::ImportResult{1, 0});
+  CHECK(reg.next_expiry() == 14 * second);
+  REQUIRE(reg.held(12 * second).size() == 1);
+  CHECK(reg.held(12 * second)[0].lease_left == 2 * second);
+  // A takeover's import of the same bytes: the master's lease, whole, from now.
+  CHECK(reg.import({r}, 12 * second) == sa::ImportResult{1, 0});
+  CHECK(reg.next_expiry() == 72 * second);
+}
+
 TEST_CASE("agent import before the first snapshot: services at once, subscriptions with the snapshot",
           "[sa][mirror]") {
   ImportFixture f;
