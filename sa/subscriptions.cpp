@@ -293,7 +293,7 @@ void Subscriptions::publish(const wire::Notice& notice, Micros now) {
     p.packet.address.qp = sub.info.qpn != 0 ? sub.info.qpn : 1;
     p.packet.address.qkey = wire::qp1_qkey;
     p.packet.response_timeout_ms = static_cast<uint32_t>((p.timeout + 999) / 1000);
-    pending_.emplace(mad.header.tid, std::move(p));
+    pending_.emplace(static_cast<uint32_t>(mad.header.tid), std::move(p));
   }
 }
 
@@ -324,7 +324,7 @@ std::vector<MadPacket> Subscriptions::take_due(Micros now) {
   return out;
 }
 
-std::map<uint64_t, Subscriptions::Pending>::iterator Subscriptions::retire(std::map<uint64_t, Pending>::iterator it) {
+std::map<uint32_t, Subscriptions::Pending>::iterator Subscriptions::retire(std::map<uint32_t, Pending>::iterator it) {
   if (it->second.attempts > 0) --in_flight_;
   return pending_.erase(it);
 }
@@ -332,7 +332,9 @@ std::map<uint64_t, Subscriptions::Pending>::iterator Subscriptions::retire(std::
 void Subscriptions::on_report_response(const MadPacket& response) {
   auto h = wire::decode_mad_header(response.data);
   if (!h.ok() || h->mgmt_class != wire::mgmt_class::subn_adm || h->method != wire::method::report_resp) return;
-  auto it = pending_.find(h->tid);
+  // The low 32 bits only: the MAD layer below may put its own agent number in
+  // the high 32 (as sa/client.cpp says for the SA's own requests).
+  auto it = pending_.find(static_cast<uint32_t>(h->tid));
   if (it == pending_.end() || it->second.attempts == 0) return;
   retire(it);
   ++counters_.acknowledged;

@@ -153,14 +153,14 @@ class Subscriptions {
   };
 
   SaQueryResult set(const SaSnapshot& s, const SaQuery& q, Micros now);
-  std::map<uint64_t, Pending>::iterator retire(std::map<uint64_t, Pending>::iterator it);
+  std::map<uint32_t, Pending>::iterator retire(std::map<uint32_t, Pending>::iterator it);
   SaQueryResult get_records(const SaSnapshot& s, const SaQuery& q) const;
   bool matches(const Subscription& sub, const wire::Notice& n) const;
   Micros report_timeout(const Subscription& sub) const;
 
   SubscriptionOptions options_;
   std::vector<Subscription> subs_;  // by subscriber GID, then Enum
-  std::map<uint64_t, Pending> pending_;  // by TID
+  std::map<uint32_t, Pending> pending_;  // by the TID's low 32 bits
   uint64_t next_tid_;
   size_t in_flight_ = 0;  // pending_ entries sent at least once
   ReportCounters counters_;

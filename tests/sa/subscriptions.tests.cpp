@@ -422,6 +422,22 @@ TEST_CASE("Reports are retried on the subscriber's response time and then given 
   CHECK(subs.take_due(10'000 * ms).empty());
 }
 
+// The MAD layer below may hand the answer back with its own agent number in
+// the TID's high 32 bits (ib_umad does on the way out, umad2sim does not
+// undo it on the way in): the low 32 bits are the Report's.
+TEST_CASE("a ReportResponse is matched by the low 32 bits of its TID", "[sa][subscriptions]") {
+  Fixture f;
+  sa::Subscriptions subs;
+  REQUIRE(inform(subs, f.s, generic_trap(wire::trap_number::gid_out_of_service), f.lid(1)).status == 0);
+  subs.publish(notice_about(65, f.gid(3), f.s.sm_lid), 0);
+  auto out = subs.take_due(0);
+  REQUIRE(out.size() == 1);
+  const uint64_t tid = tid_of(out[0]);
+  subs.on_report_response(report_response((tid & 0xFFFF'FFFFULL) | (uint64_t{0x1234'5678} << 32)));
+  CHECK(subs.pending_reports() == 0);
+  CHECK(subs.counters().acknowledged == 1);
+}
+
 TEST_CASE("at most max_outstanding_reports Reports are in flight", "[sa][subscriptions]") {
   Fixture f;
   sa::Subscriptions subs(sa::SubscriptionOptions{.max_outstanding_reports = 2});
