@@ -156,7 +156,7 @@ constexpr ConfigKey kKeys[] = {
      set_number<&SmConfig::transaction_retries, 0, 100>, get_number<&SmConfig::transaction_retries>},
     {"max_wire_smps", "SMPs in flight at once (--maxsmps)", true, set_number<&SmConfig::max_wire_smps, 1, 1024>,
      get_number<&SmConfig::max_wire_smps>},
-    {"routing_engine", "routing engines to try in order, comma separated (minhop, updn, dnup, ftree, sssp, file), "
+    {"routing_engine", "routing engines to try in order, comma separated (minhop, updn, dnup, ftree, sssp, file, dor, torus-2QoS), "
      "then minhop unless no_fallback is listed (-R); a chain that does not build is logged and the old one kept",
      true, set_routing, get_string<&SmConfig::routing_engine>},
     {"root_guid_file", "file of updn's root switches, one node GUID per line (-a); empty: chosen automatically",
