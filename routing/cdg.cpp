@@ -42,6 +42,23 @@ struct VlGraph {
   std::vector<uint32_t> sent;
 };
 
+// A cycle from what Kahn's algorithm left: every node left has a
+// predecessor left (pred), so walking back from `start` must come round to a
+// node seen before; the nodes from there on, in dependency order.
+std::vector<uint32_t> walk_back(const std::vector<uint32_t>& pred, uint32_t start) {
+  std::vector<uint32_t> seen_at(pred.size(), kNone);
+  std::vector<uint32_t> walk;
+  uint32_t at = start;
+  while (seen_at[at] == kNone) {
+    seen_at[at] = static_cast<uint32_t>(walk.size());
+    walk.push_back(at);
+    at = pred[at];
+  }
+  std::vector<uint32_t> cycle(walk.begin() + seen_at[at], walk.end());
+  std::reverse(cycle.begin(), cycle.end());  // predecessors were walked backwards
+  return cycle;
+}
+
 class CdgBuilder {
  public:
   CdgBuilder(const Fabric& fabric, LftSet lfts, const CdgOptions& options)
@@ -370,17 +387,7 @@ class CdgBuilder {
         if (indegree[base + p] != 0) pred[base + p] = c;
       });
     }
-    std::vector<uint32_t> seen_at(ports, kNone);
-    std::vector<uint32_t> walk;
-    uint32_t at = start;
-    while (seen_at[at] == kNone) {
-      seen_at[at] = static_cast<uint32_t>(walk.size());
-      walk.push_back(at);
-      at = pred[at];
-    }
-    std::vector<uint32_t> cycle(walk.begin() + seen_at[at], walk.end());
-    std::reverse(cycle.begin(), cycle.end());  // predecessors were walked backwards
-    return cycle;
+    return walk_back(pred, start);
   }
 
   // SL2VL mode. A node of the graph is a (channel, VL) pair: port id * 16 + VL.
@@ -541,17 +548,7 @@ class CdgBuilder {
           if (indegree[w] != 0) pred[w] = v;
         }
       }
-      std::vector<uint32_t> seen_at(nodes, kNone);
-      std::vector<uint32_t> walk;
-      uint32_t at = start;
-      while (seen_at[at] == kNone) {
-        seen_at[at] = static_cast<uint32_t>(walk.size());
-        walk.push_back(at);
-        at = pred[at];
-      }
-      std::vector<uint32_t> cycle(walk.begin() + seen_at[at], walk.end());
-      std::reverse(cycle.begin(), cycle.end());
-      for (uint32_t v : cycle) {
+      for (uint32_t v : walk_back(pred, start)) {
         r.cycle.push_back({port_of(v / kVls), static_cast<uint8_t>(v % kVls)});
         on_cycle[v % kVls] = true;
       }

@@ -53,6 +53,8 @@ constexpr const char* kUsage =
     "      --lmc_esp0           switches with an enhanced port 0 get 2^lmc LIDs too\n"
     "  -a, --root_guid_file F   updn's root switches, one node GUID per line\n"
     "  -U, --lfts_file F        the file engine's tables\n"
+    "      --torus_config F     torus-2QoS's torus-2QoS.conf (default: the torus\n"
+    "                           found from the cables)\n"
     "      --sm-node NAME       the node the SM would run on: its port gets the first\n"
     "                           LID (default: the topology's first node, as --sim)\n"
     "  -v, --verbose            more log, with the seconds since start (twice: debug)\n";
@@ -76,6 +78,7 @@ int cmd_route(int argc, char** argv) {
   bool lmc_esp0 = args.flag("--lmc_esp0");
   auto roots_file = args.value("--root_guid_file", "-a");
   auto lfts_in = args.value("--lfts_file", "-U");
+  auto torus_config = args.value("--torus_config");
   auto sm_node = args.value("--sm-node");
   uint32_t verbosity = 1;
   while (args.flag("--verbose", "-v")) ++verbosity;
@@ -92,6 +95,10 @@ int cmd_route(int argc, char** argv) {
   ElapsedStderrLogSink log(static_cast<LogLevel>(verbosity > 4 ? 4 : verbosity));
 
   auto engines = load_engine_files(roots_file.value_or(""), lfts_in.value_or(""));
+  if (engines.ok() && torus_config) {
+    const Status torus = load_torus_config(*torus_config, true, *engines);
+    if (!torus.ok()) engines = torus;
+  }
   if (!engines.ok()) {
     std::fprintf(stderr, "ibsm route: %s\n", engines.status().message().c_str());
     return 2;

@@ -64,11 +64,14 @@ constexpr const char* kUsage =
     "  -s, --sweep N            seconds between light sweeps, 0: none [sweep_interval]\n"
     "  -p, --priority N         SM priority 0-15 [sm_priority]\n"
     "  -R, --routing_engine L   routing engines to try, comma separated: minhop, updn,\n"
-    "                           dnup, ftree, sssp, dfsssp, file; then minhop unless\n"
-    "                           no_fallback is listed [routing_engine]\n"
+    "                           dnup, ftree, sssp, dfsssp, dor, torus-2QoS, file;
+"
+    "                           then minhop unless no_fallback is listed [routing_engine]
+"
     "  -a, --root_guid_file F   updn's root switches, one node GUID per line [root_guid_file]\n"
     "  -U, --lfts_file F        the file engine's tables: dump_lfts output or\n"
     "                           opensm-lfts.dump [lfts_file]\n"
+    "      --torus_config F     torus-2QoS's torus-2QoS.conf [torus_config]\n"
     "  -P, --Pconfig FILE       partitions, OpenSM's partitions.conf (default\n"
     "                           /etc/opensm/partitions.conf; absent there: every port a\n"
     "                           full member of the Default partition) [partition_config_file]\n"
@@ -130,6 +133,7 @@ constexpr FlagKey kFlagKeys[] = {
     {"--routing_engine", "-R", "routing_engine", true},
     {"--root_guid_file", "-a", "root_guid_file", true},
     {"--lfts_file", "-U", "lfts_file", true},
+    {"--torus_config", "", "torus_config", true},
     {"--Pconfig", "-P", "partition_config_file", true},
     {"--log_file", "-f", "log_file", true},
     {"--timeout", "-t", "transaction_timeout", true},
@@ -353,6 +357,10 @@ int cmd_run(int argc, char** argv) {
   }
 
   auto engines = load_engine_files(config.root_guid_file, config.lfts_file);
+  if (engines.ok() && config.routing_engine.find("torus-2QoS") != std::string::npos) {
+    const Status torus = load_torus_config(config.torus_config, config.torus_config != SmConfig{}.torus_config, *engines);
+    if (!torus.ok()) engines = torus;
+  }
   if (!engines.ok()) {
     std::fprintf(stderr, "ibsm run: %s\n", engines.status().message().c_str());
     return 2;

@@ -171,12 +171,16 @@ constexpr ConfigKey kKeys[] = {
     {"max_wire_smps", "SMPs in flight at once (--maxsmps)", true, set_number<&SmConfig::max_wire_smps, 1, 1024>,
      get_number<&SmConfig::max_wire_smps>},
     {"routing_engine", "routing engines to try in order, comma separated (minhop, updn, dnup, ftree, sssp, dfsssp, "
-     "file), then minhop unless no_fallback is listed (-R); a chain that does not build is logged and the old one kept",
+     "dor, torus-2QoS, file), then minhop unless no_fallback is listed (-R); a chain that does not build is logged and "
+     "the old one kept",
      true, set_routing, get_string<&SmConfig::routing_engine>},
     {"root_guid_file", "file of updn's root switches, one node GUID per line (-a); empty: chosen automatically",
      false, set_string<&SmConfig::root_guid_file>, get_string<&SmConfig::root_guid_file>},
     {"lfts_file", "forwarding tables for the file engine: dump_lfts output or opensm-lfts.dump (-U)", false,
      set_string<&SmConfig::lfts_file>, get_string<&SmConfig::lfts_file>},
+    {"torus_config", "OpenSM's torus-2QoS.conf for the torus-2QoS engine (--torus_config): the radices, seeds "
+     "and datelines; read when routing_engine names torus-2QoS; absent: the torus is found from the cables",
+     false, set_string<&SmConfig::torus_config>, get_string<&SmConfig::torus_config>},
     {"log_file", "log file, appended to (-f); empty: standard error. SIGUSR1 reopens it (logrotate)", false,
      set_string<&SmConfig::log_file>, get_string<&SmConfig::log_file>},
     {"log_level", "log verbosity: 0 error, 1 warn, 2 info, 3 debug, 4 trace", true,

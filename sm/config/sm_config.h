@@ -64,6 +64,7 @@ struct SmConfig {
   std::string routing_engine = "minhop";  // routing_engine (-R)
   std::string root_guid_file;             // root_guid_file (-a): updn's root switches
   std::string lfts_file;                  // lfts_file (-U): the file engine's tables
+  std::string torus_config = "/etc/ibsm/torus-2QoS.conf";  // torus_config: torus-2QoS's torus-2QoS.conf
   std::string log_file;                   // log_file (-f); empty: stderr
   uint32_t log_level = 2;                 // ibsm: 0 error .. 4 trace
   std::string cache_dir = "/var/cache/ibsm";  // guid2lid and switch-table caches

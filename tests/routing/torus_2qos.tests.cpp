@@ -281,5 +281,20 @@ TEST_CASE("torus-2QoS.conf parsing: keywords, suffixes, and file:line errors", "
   }
 }
 
+// Not run by default (a few seconds): `routing_torus_tests "[bench]"`.
+TEST_CASE("an 8x8x8 torus, pristine and with failed cables: deadlock-free within 4 vls, sls unchanged",
+          "[.][routing][torus][bench]") {
+  Fabric f = must(topogen::mesh({.dims = {8, 8, 8}, .torus = true}));
+  assign_lids(f);
+  const Judged before = judge(f);
+  check_deadlock_free(before);
+  testing::cut(f, testing::switch_named(f, "sw-3-5-2"), 2);
+  testing::cut(f, testing::switch_named(f, "sw-6-1-7"), 4);
+  testing::cut(f, testing::switch_named(f, "sw-1-1-1"), 7);
+  const Judged after = judge(f);
+  check_deadlock_free(after);
+  CHECK(after.sls == before.sls);
+}
+
 }  // namespace
 }  // namespace ibsm::routing

@@ -3,7 +3,11 @@
 #include <memory>
 #include <sstream>
 
+#include <filesystem>
+#include <system_error>
+
 #include "routing/guid_list.h"
+#include "routing/torus_config.h"
 #include "sm/dump/lft_dump.h"
 #include "tools/os/files.h"
 
@@ -31,6 +35,18 @@ Result<routing::EngineSettings> load_engine_files(const std::string& root_guid_f
     settings.lft_file_name = lfts_file;
   }
   return settings;
+}
+
+Status load_torus_config(const std::string& path, bool must_exist, routing::EngineSettings& settings) {
+  if (path.empty()) return {};
+  std::error_code ec;
+  if (!must_exist && !std::filesystem::exists(path, ec)) return {};
+  Result<std::string> text = read_text_file(path);
+  if (!text.ok()) return text.status();
+  Result<routing::TorusConfig> config = routing::parse_torus_config(*text, path);
+  if (!config.ok()) return config.status();
+  settings.torus_config = std::make_shared<const routing::TorusConfig>(std::move(*config));
+  return {};
 }
 
 }  // namespace ibsm

@@ -72,6 +72,7 @@ TEST_CASE("each key is reloadable or restart-only as the daemon applies it", "[c
       {"routing_engine", true},         // the chain is rebuilt
       {"root_guid_file", false},        // the engines' files are read at start
       {"lfts_file", false},
+      {"torus_config", false},
       {"log_file", false},              // SIGUSR1 reopens the same path
       {"log_level", true},              // the daemon's log sink
       {"cache_dir", false},
