@@ -25,6 +25,11 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
         return engine->path_sl(routing::RoutingInput{*graph}, source, destination);
       };
     }
+    if (r.engine_used) {
+      const routing::RoutingInput input{*outcome->graph, *sink};
+      r.sl2vl = r.engine_used->sl2vl(input);
+      r.vl_arbitration = r.engine_used->vl_arbitration(input);
+    }
     // Judge the tables before they are programmed, with the words `ibsm
     // check` prints. A failed check is logged, not fatal: the tables are the
     // best the chain could do, and routing part of a fabric beats none.
