@@ -9,6 +9,7 @@
 #include "mad/wire/sa/path_record.h"
 #include "mad/wire/sa_header.h"
 #include "sa/link_rate.h"
+#include "sa/qos_paths.h"
 #include "sa/partition_access.h"
 
 namespace ibsm::sa {
@@ -248,7 +249,7 @@ bool apply_packet_life_time(uint8_t selector, uint8_t required, uint8_t value) {
 // The path record for one (SLID, DLID) of a port pair, written into `out`
 // (64 zeroed bytes); false when there is no such path or it does not match.
 bool lid_pair_path(const SaSnapshot& s, const PathRequest& q, const EndPort& src, const EndPort& dst, Lid slid,
-                   Lid dlid, uint8_t preference, uint16_t p_key, std::span<uint8_t> out) {
+                   Lid dlid, uint8_t preference, uint16_t p_key, const QosLevel* level, std::span<uint8_t> out) {
   Tracer there(s, src, dst, dlid), back(s, dst, src, slid);
   while (there.running() || back.running()) {
     if (there.running()) there.step();
@@ -262,7 +263,10 @@ bool lid_pair_path(const SaSnapshot& s, const PathRequest& q, const EndPort& src
 
   uint8_t mtu = fwd->mtu;
   uint8_t rate = fwd->rate;
-  const uint8_t plt = src.ref == dst.ref ? 0 : s.path_packet_life_time;
+  uint8_t plt = src.ref == dst.ref ? 0 : s.path_packet_life_time;
+  uint8_t sl = s.path_sl ? static_cast<uint8_t>(s.path_sl(slid, dlid) & 0x0F) : 0;
+  // The QoS policy's level lowers the limits before the selectors judge them.
+  if (level != nullptr && src.ref != dst.ref) apply_qos_level(s, *level, sl, mtu, rate, plt);
   if ((q.mask & kMtuSelector) && (q.mask & kMtu) &&
       !apply_lowerable(q.t.mtu_selector, q.t.mtu, mtu, [](uint8_t m) { return uint32_t{m}; },
                        [](uint8_t m) { return static_cast<uint8_t>(m > 1 ? m - 1 : 0); }))
@@ -290,7 +294,7 @@ bool lid_pair_path(const SaSnapshot& s, const PathRequest& q, const EndPort& src
   r.numb_path = 0;
   r.p_key = raw ? 0 : p_key;
   if (q.mask & kQosClass) r.qos_class = q.t.qos_class;
-  r.sl = s.path_sl ? static_cast<uint8_t>(s.path_sl(slid, dlid) & 0x0F) : 0;
+  r.sl = sl;
   r.mtu_selector = r.rate_selector = r.packet_life_time_selector = wire::sa_selector::exactly;
   r.mtu = mtu;
   r.rate = rate;
@@ -328,10 +332,19 @@ void port_pair_paths(const SaSnapshot& s, const PathRequest& q, const EndPort& s
   const uint32_t d_hi = q.dlid_fixed ? d_lo : d_lo + (1u << dst.lmc) - 1;
   const uint32_t limit = std::min(q.per_pair, answers.room());
   uint32_t found = 0;
+  // The policy's level for the pair, as the request carries what a rule matches.
+  const QosLevel* level = nullptr;
+  if (s.qos_policy) {
+    QosRequest qr;
+    if (q.mask & (kServiceIdMsb | kServiceIdLsb)) qr.service_id = q.t.service_id;
+    if (q.mask & kPKey) qr.pkey = q.t.p_key;
+    if (q.mask & kQosClass) qr.qos_class = static_cast<uint8_t>(q.t.qos_class);
+    level = path_qos_level(s, src, dst, qr);
+  }
   auto try_pair = [&](uint32_t sl, uint32_t dl, uint8_t preference) {
     std::span<uint8_t> rec = answers.next();
     if (lid_pair_path(s, q, src, dst, Lid{static_cast<uint16_t>(sl)}, Lid{static_cast<uint16_t>(dl)}, preference,
-                      p_key, rec)) {
+                      p_key, level, rec)) {
       answers.keep();
       ++found;
     } else {

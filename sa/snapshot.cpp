@@ -161,6 +161,8 @@ Result<SaSnapshot> build_sa_snapshot(const SubnetSnapshot& subnet, const SaSnaps
   s.subnet_prefix = subnet.subnet_prefix;
   s.path_packet_life_time = subnet.subnet_timeout;
   s.path_sl = subnet.path_sl;  // the routing engine's SLs, when it assigns any
+  s.qos_policy = subnet.qos_policy;
+  s.partitions = subnet.partitions;
   s.generation = options.generation;
   s.sl_to_vl = options.sl_to_vl;
   s.vl_arbitration_low = options.vl_arbitration_low;

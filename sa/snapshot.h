@@ -104,6 +104,10 @@ struct SaSnapshot {
   // The SL of the path from `slid` to `dlid` (the routing engine's path_sl);
   // empty: SL 0 for every path.
   std::function<uint8_t(Lid slid, Lid dlid)> path_sl;
+  // The QoS policy PathRecords follow (sa/qos_paths.h) and the partitions
+  // its port groups may name; null: none.
+  std::shared_ptr<const QosPolicy> qos_policy;
+  std::shared_ptr<const PartitionConfig> partitions;
 
   // Orders and indexes, built once.
   std::vector<NodeIndex> nodes_by_guid;  // every node, ascending node GUID (OpenSM's node table order)

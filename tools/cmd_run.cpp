@@ -31,6 +31,7 @@
 #include "tools/os/file_log.h"
 #include "tools/os/files.h"
 #include "tools/os/sa_cache.h"
+#include "tools/os/qos_policy_file.h"
 #include "tools/os/sm_cache.h"
 #include "tools/os/steady_clock.h"
 #include "tools/os/systemd_notify.h"
@@ -370,6 +371,11 @@ int cmd_run(int argc, char** argv) {
     std::fprintf(stderr, "ibsm run: %s\n", partitions.status().message().c_str());
     return 2;
   }
+  auto qos_policy = load_qos_policy(config);
+  if (!qos_policy.ok()) {
+    std::fprintf(stderr, "ibsm run: %s\n", qos_policy.status().message().c_str());
+    return 2;
+  }
   FileLogSink log(level_of(config.log_level));
   if (Status s = log.open(config.log_file); !s.ok()) {
     std::fprintf(stderr, "ibsm run: %s\n", s.message().c_str());
@@ -405,6 +411,12 @@ int cmd_run(int argc, char** argv) {
                 reread.status().message());
       return;
     }
+    auto reread_qos = load_qos_policy(next);
+    if (!reread_qos.ok()) {
+      ibsm::log(log, LogLevel::error, Subsystem::tools, "SIGHUP: nothing changed, QoS policy kept: {}",
+                reread_qos.status().message());
+      return;
+    }
     for (const ConfigChange& c : diff_config(config, next)) {
       if (c.key->hot_reload) {
         ibsm::log(log, LogLevel::info, Subsystem::tools, "SIGHUP: {} {} -> {}", c.key->key, c.old_value, c.new_value);
@@ -415,6 +427,7 @@ int cmd_run(int argc, char** argv) {
     config = apply_reloadable(config, next);
     log.set_level(level_of(config.log_level));
     sm.set_partitions(std::move(*reread));
+    sm.set_qos_policy(std::move(*reread_qos));
     sm.reconfigure(config);
     ibsm::log(log, LogLevel::info, Subsystem::tools, "SIGHUP: heavy sweep, configuration reloaded");
   };
@@ -451,6 +464,7 @@ int cmd_run(int argc, char** argv) {
     }
     SubnetManager& m = **sm;
     m.set_partitions(*partitions);
+  m.set_qos_policy(*qos_policy);
     int64_t sweeps_left = once ? (sweeps ? *sweeps : 1) : 0;
     m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) {
       after_sweep(r, elapsed, m, config, once, log);
@@ -495,6 +509,7 @@ int cmd_run(int argc, char** argv) {
   SubnetManager& m = **sm;
   m.set_partitions(*partitions);
   restore_sa(m, config, clock, log);
+  m.set_qos_policy(*qos_policy);
   m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) { after_sweep(r, elapsed, m, config, once, log); });
   m.set_multicast_listener([&](const MulticastTables& tables, const SubnetSnapshot& subnet) {
     if (config.dump_files_dir.empty()) return;

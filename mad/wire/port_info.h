@@ -75,6 +75,7 @@ namespace port_cap {
 inline constexpr uint32_t is_sm = 1u << 1;
 inline constexpr uint32_t is_notice_supported = 1u << 2;
 inline constexpr uint32_t is_trap_supported = 1u << 3;
+inline constexpr uint32_t is_sl_mapping_supported = 1u << 6;  // SLtoVLMappingTable exists
 inline constexpr uint32_t is_sm_disabled = 1u << 10;
 inline constexpr uint32_t is_extended_speeds_supported = 1u << 14;
 inline constexpr uint32_t is_capability_mask2_supported = 1u << 15;

@@ -107,6 +107,71 @@ std::string set_metrics_listen(SmConfig& c, std::string_view v) {
   return {};
 }
 
+// The QoS keys of one port class (QosClassKeys): the general qos_* keys
+// need a value (an empty string: OpenSM's default); a class's may be unset
+// (0, -1, empty), falling back to the general key.
+template <QosClassKeys SmConfig::*Cls, bool General>
+std::string set_qos_max_vls(SmConfig& c, std::string_view v) {
+  uint64_t n = 0;
+  if (!parse_u64(v, n) || n > 15 || (General && n == 0))
+    return fmt::format("{} is not {}1-15", quoted(v), General ? "" : "0 (unset) or ");
+  (c.*Cls).max_vls = static_cast<uint8_t>(n);
+  return {};
+}
+template <QosClassKeys SmConfig::*Cls>
+std::string get_qos_max_vls(const SmConfig& c) {
+  return std::to_string((c.*Cls).max_vls);
+}
+template <QosClassKeys SmConfig::*Cls, bool General>
+std::string set_qos_high_limit(SmConfig& c, std::string_view v) {
+  uint64_t n = 0;
+  if (!General && v == "-1") {
+    (c.*Cls).high_limit = -1;
+    return {};
+  }
+  if (!parse_u64(v, n) || n > 255) return fmt::format("{} is not {}0-255", quoted(v), General ? "" : "-1 (unset) or ");
+  (c.*Cls).high_limit = static_cast<int16_t>(n);
+  return {};
+}
+template <QosClassKeys SmConfig::*Cls>
+std::string get_qos_high_limit(const SmConfig& c) {
+  return std::to_string((c.*Cls).high_limit);
+}
+template <QosClassKeys SmConfig::*Cls, std::string QosClassKeys::*Field, bool Sl2Vl>
+std::string set_qos_table(SmConfig& c, std::string_view v) {
+  if (!v.empty()) {
+    Status s = Sl2Vl ? parse_sl2vl_template(v).status() : parse_vlarb_template(v).status();
+    if (!s.ok()) return fmt::format("{} {}", quoted(v), s.message());
+  }
+  (c.*Cls).*Field = std::string(v);
+  return {};
+}
+template <QosClassKeys SmConfig::*Cls, std::string QosClassKeys::*Field>
+std::string get_qos_table(const SmConfig& c) {
+  return (c.*Cls).*Field;
+}
+
+// The five keys of one class: PREFIX_max_vls, _high_limit, _vlarb_high,
+// _vlarb_low, _sl2vl.
+#define IBSM_QOS_CLASS_KEYS(PREFIX, MEMBER, GENERAL, PORTS, UNSET)                                               \
+  {PREFIX "_max_vls", "most VLs the QoS setup plans for " PORTS " (1-15" UNSET "); OpenSM reads it, and both "   \
+   "program each port by its own OperationalVLs", true, set_qos_max_vls<&SmConfig::MEMBER, GENERAL>,              \
+   get_qos_max_vls<&SmConfig::MEMBER>},                                                                           \
+  {PREFIX "_high_limit", "PortInfo:VLHighLimit " PORTS ": how much high-priority arbitration weight may pass "    \
+   "before a waiting low-priority packet is sent (IBA 7.6.9; 0-255" UNSET ")", true,                             \
+   set_qos_high_limit<&SmConfig::MEMBER, GENERAL>, get_qos_high_limit<&SmConfig::MEMBER>},                        \
+  {PREFIX "_vlarb_high", "high-priority VL arbitration table " PORTS ", VL:weight,... (up to 64 entries; each "    \
+   "port gets as many as its VLArbitrationHighCap" UNSET ")", true,                                               \
+   set_qos_table<&SmConfig::MEMBER, &QosClassKeys::vlarb_high, false>,                                           \
+   get_qos_table<&SmConfig::MEMBER, &QosClassKeys::vlarb_high>},                                                  \
+  {PREFIX "_vlarb_low", "low-priority VL arbitration table " PORTS ", VL:weight,... (up to 64 entries; each "      \
+   "port gets as many as its VLArbitrationLowCap" UNSET ")", true,                                                \
+   set_qos_table<&SmConfig::MEMBER, &QosClassKeys::vlarb_low, false>,                                            \
+   get_qos_table<&SmConfig::MEMBER, &QosClassKeys::vlarb_low>},                                                   \
+  {PREFIX "_sl2vl", "SL to VL table " PORTS ": 16 VLs for SL0-15, VL15 drops; a VL beyond a port's "             \
+   "OperationalVLs is masked down to them as OpenSM does" UNSET, true,                                            \
+   set_qos_table<&SmConfig::MEMBER, &QosClassKeys::sl2vl, true>, get_qos_table<&SmConfig::MEMBER, &QosClassKeys::sl2vl>}
+
 // The table. `help` says what a key means; write_config() adds its default
 // and whether SIGHUP applies it. hot_reload is true only where a SIGHUP
 // really takes effect: SubnetManager::reconfigure() copies exactly these keys
@@ -222,11 +287,32 @@ constexpr ConfigKey kKeys[] = {
     {"metrics_listen", "ADDRESS:PORT serving Prometheus metrics on GET /metrics; empty or off: none. 9464 is in "
      "Prometheus's exporter port range; the loopback default shows them to this host only (another address is "
      "logged as a warning)", false, set_metrics_listen, get_string<&SmConfig::metrics_listen>},
+    {"qos", "program SL2VL and VL arbitration tables from the qos_* keys and apply the QoS policy file to "
+     "PathRecords; FALSE: neither, as OpenSM (the ports keep their own tables)", true, set_bool<&SmConfig::qos>,
+     get_bool<&SmConfig::qos>},
+    {"qos_policy_file", "OpenSM's qos-policy.conf (port groups, QoS levels, match rules, ULPs), read with qos "
+     "TRUE; absent at the default path: no policy. SIGHUP re-reads it; a bad file is reported and the policy in "
+     "effect stays", true, set_string<&SmConfig::qos_policy_file>, get_string<&SmConfig::qos_policy_file>},
+    IBSM_QOS_CLASS_KEYS("qos", qos_options, true, "of every port class whose own key is unset", "; empty: OpenSM's default"),
+    IBSM_QOS_CLASS_KEYS("qos_ca", qos_ca, false, "of CA ports", "; unset: the qos_ key's"),
+    IBSM_QOS_CLASS_KEYS("qos_sw0", qos_sw0, false, "of switch port 0 (enhanced)", "; unset: the qos_ key's"),
+    IBSM_QOS_CLASS_KEYS("qos_swe", qos_swe, false, "of switch external ports", "; unset: the qos_ key's"),
+    IBSM_QOS_CLASS_KEYS("qos_rtr", qos_rtr, false, "of router ports", "; unset: the qos_ key's"),
 };
+#undef IBSM_QOS_CLASS_KEYS
 
 }  // namespace
 
 std::span<const ConfigKey> config_keys() { return kKeys; }
+
+QosTables qos_tables(const SmConfig& c) {
+  QosTables t;
+  t.by_class[static_cast<size_t>(QosPortClass::ca)] = resolve_qos_class(c.qos_ca, c.qos_options);
+  t.by_class[static_cast<size_t>(QosPortClass::sw0)] = resolve_qos_class(c.qos_sw0, c.qos_options);
+  t.by_class[static_cast<size_t>(QosPortClass::swe)] = resolve_qos_class(c.qos_swe, c.qos_options);
+  t.by_class[static_cast<size_t>(QosPortClass::rtr)] = resolve_qos_class(c.qos_rtr, c.qos_options);
+  return t;
+}
 
 const ConfigKey* find_config_key(std::string_view key) {
   for (const auto& k : kKeys)

@@ -15,11 +15,14 @@
 #include "mad/base/status.h"
 #include "mad/base/types.h"
 #include "sm/fabric/partitions_conf.h"
+#include "sm/fabric/qos_tables.h"
 
 namespace ibsm {
 
 // OpenSM's OSM_DEFAULT_PARTITION_CONFIG_FILE.
 inline constexpr std::string_view default_partition_config_file = "/etc/opensm/partitions.conf";
+// OpenSM's OSM_DEFAULT_QOS_POLICY_FILE.
+inline constexpr std::string_view default_qos_policy_file = "/etc/opensm/qos-policy.conf";
 
 struct SmConfig {
   Guid port_guid;                  // guid: the local port to bind (0: first active)
@@ -90,7 +93,18 @@ struct SmConfig {
   // metrics_listen: ADDRESS:PORT of the Prometheus /metrics listener; empty
   // or "off": none (sm/config/listen_address.h).
   std::string metrics_listen = "127.0.0.1:9464";
+  // QoS (OpenSM's keys, meanings and defaults; sm/fabric/qos_tables.h):
+  // with qos FALSE no SL2VL or VL arbitration table is programmed from
+  // them and no policy file is read, as in OpenSM.
+  bool qos = false;  // qos
+  QosClassKeys qos_options{default_qos_max_vls, default_qos_high_limit, std::string(default_qos_vlarb_high),
+                           std::string(default_qos_vlarb_low), std::string(default_qos_sl2vl)};  // qos_*
+  QosClassKeys qos_ca, qos_sw0, qos_swe, qos_rtr;  // qos_ca_*, qos_sw0_*, qos_swe_*, qos_rtr_*: unset
+  std::string qos_policy_file = std::string(default_qos_policy_file);  // qos_policy_file
 };
+
+// The tables each port class gets from the qos_* keys.
+QosTables qos_tables(const SmConfig& config);
 
 // One row of the table.
 struct ConfigKey {

@@ -16,6 +16,7 @@
 #include "mad/wire/switch_info.h"
 #include "sm/fabric/fabric.h"
 #include "sm/fabric/partitions_conf.h"
+#include "sm/fabric/qos_policy.h"
 
 namespace ibsm {
 
@@ -48,6 +49,8 @@ struct SubnetSnapshot {
   // The SL of a path, from the engine used; empty: SL 0 for every path.
   std::function<uint8_t(Lid source, Lid destination)> path_sl;
   uint64_t sweep = 0;  // the heavy sweep this is (1 for the first)
+  // The QoS policy in effect (qos TRUE and a policy file); null: none.
+  std::shared_ptr<const QosPolicy> qos_policy;
 
   bool has_port_info(NodeIndex n, uint8_t port) const {
     return n.value < port_info.size() && port < port_info[n.value].size() &&

@@ -175,6 +175,8 @@ SweepConfig SubnetManager::sweep_config() const {
   s.route = route_;
   s.partitions = partitions_;
   s.partition_options = PartitionOptions{config_.part_enforce, config_.allow_both_pkeys};
+  s.vl = VlSettings{config_.qos, qos_tables(config_)};
+  s.qos_policy = qos_policy_;
   s.expects_peer = [this](Guid node, PortNum port) { return expects_peer(node, port); };
   s.last_seen = last_up_subnet_;
   return s;

@@ -153,6 +153,9 @@ class SubnetManager {
   // from the next heavy sweep on. The edge reads the file, at start and at
   // SIGHUP; a bad one is not handed over, so the previous stay.
   void set_partitions(std::shared_ptr<const PartitionConfig> partitions) { partitions_ = std::move(partitions); }
+  // The QoS policy file as read (null: none), applied with qos TRUE from the
+  // next heavy sweep on; as the partitions, read by the edge.
+  void set_qos_policy(std::shared_ptr<const QosPolicy> policy) { qos_policy_ = std::move(policy); }
 
   uint8_t state() const { return state_; }
   bool is_master() const { return state_ == wire::sm_state::master; }
@@ -277,6 +280,7 @@ class SubnetManager {
   SmConfig config_;
   routing::EngineSettings engines_;
   std::shared_ptr<const PartitionConfig> partitions_;
+  std::shared_ptr<const QosPolicy> qos_policy_;
   LogSink& log_;
   RouteFunction route_;
   MadDispatcher dispatcher_;

@@ -73,6 +73,7 @@ void apply_managed(wire::PortInfo& held, const wire::PortInfo& written) {
   held.vl_stall_count = written.vl_stall_count;
   held.neighbor_mtu = written.neighbor_mtu;
   held.operational_vls = written.operational_vls;
+  held.vl_high_limit = written.vl_high_limit;
   held.partition_enforcement_inbound = written.partition_enforcement_inbound;
   held.partition_enforcement_outbound = written.partition_enforcement_outbound;
 }

@@ -59,6 +59,7 @@ class HeavySweep {
     phase("program switches", [&] { program_switches(); });
     phase("program partitions", [&] { program_partitions(); });
     phase("program ports", [&] { program_ports(); });
+    phase("program vls", [&] { program_vls(); });
     phase("arm ports", [&] { change_states(PortState::init, PortState::armed); });
     phase("activate ports", [&] { change_states(PortState::armed, PortState::active); });
 
@@ -289,7 +290,8 @@ class HeavySweep {
         const Port& target = configured_.node(n).port(p);
         auto update = port_info_update(current(n, p), subnet, PortAddress{target.base_lid, target.lmc},
                                        p == 0 ? std::nullopt : peer_of(n, p), external,
-                                       external ? enforcement_[i][p] : std::nullopt);
+                                       external ? enforcement_[i][p] : std::nullopt,
+                                       wanted_vl_high_limit(vl_settings(), f, n, p));
         if (update && !worth_setting(node.node_guid, p, current(n, p), *update)) update.reset();
         if (update) {
           ++report_.port_info_sets;
@@ -313,6 +315,29 @@ class HeavySweep {
       }
     }
     smp_.run();
+  }
+
+  // The VL settings with the policy's qos-setup and the SM's port.
+  const VlSettings& vl_settings() {
+    if (!vl_settings_) {
+      vl_settings_ = config_.vl;
+      vl_settings_->policy = config_.qos_policy;
+      vl_settings_->sm_port = snapshot_sm_port();
+    }
+    return *vl_settings_;
+  }
+
+  // SL2VL and VL arbitration tables (sm/sweep/vl_programming.h), after
+  // the ports' OperationalVLs are set: the tables are masked to them.
+  void program_vls() {
+    forget_reset_vl_tables(report_.discovery, state_.vl_tables);
+    VlPlan plan = plan_vl_tables(found(), held_info_, report_.discovery.switch_info, vl_settings(),
+                                 report_.routes.sl2vl, report_.routes.vl_arbitration);
+    for (auto& p : plan.problems) problem(std::move(p));
+    VlProgrammingCounts c = program_vl_tables(smp_, report_.discovery, plan, state_.vl_tables);
+    report_.sl2vl_sets += c.sl2vl_sets;
+    report_.vlarb_sets += c.vlarb_sets;
+    report_.vl_tables_read += c.tables_read;
   }
 
   // False when the port holds exactly what it held after we last asked for
@@ -542,6 +567,14 @@ class HeavySweep {
     s.subnet_timeout = config_.subnet.subnet_timeout;
     s.routing_engine = report_.routes.engine;
     s.path_sl = report_.routes.path_sl;
+    if (config_.vl.qos) s.qos_policy = config_.qos_policy;
+    if (s.qos_policy && s.path_sl && !state_.warned_policy_sl_ignored) {
+      state_.warned_policy_sl_ignored = true;
+      log(log_, LogLevel::warn, Subsystem::sweep,
+          "routing engine {} assigns path SLs: the QoS policy's SLs are not used (its MTU, rate and packet "
+          "lifetime limits are), so no path leaves the engine's deadlock-free VLs",
+          s.routing_engine);
+    }
     s.sweep = state_.heavy_sweeps;
     return s;
   }
@@ -566,6 +599,7 @@ class HeavySweep {
   // fields as the Set asked).
   std::vector<std::vector<wire::PortInfo>> held_info_;
   Fabric configured_;  // the found fabric with its new LIDs and port states
+  std::optional<VlSettings> vl_settings_;
   std::vector<wire::SwitchInfo> written_switch_info_;  // by NodeIndex, as programmed
 };
 

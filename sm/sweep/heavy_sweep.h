@@ -24,6 +24,7 @@
 #include "sm/sweep/port_settings.h"
 #include "sm/sweep/sweep_problem.h"
 #include "sm/sweep/sweep_state.h"
+#include "sm/sweep/vl_programming.h"
 
 namespace ibsm {
 
@@ -51,6 +52,10 @@ struct SweepRoutes {
   // The engine used, after it routed, for its multicast hooks
   // (sm/multicast: MulticastForwarding::create); null: the defaults.
   std::shared_ptr<const routing::RoutingEngine> engine_used;
+  // The engine's SL2VL and VL arbitration tables (its sl2vl() and
+  // vl_arbitration() hooks); nullopt: it has none (the QoS setup's apply).
+  std::optional<std::vector<routing::Sl2VlTable>> sl2vl;
+  std::optional<std::vector<routing::VlArbTable>> vl_arbitration;
 };
 using RouteFunction = std::function<Result<SweepRoutes>(const Fabric& snapshot)>;
 
@@ -62,6 +67,10 @@ struct SweepConfig {
   // The partitions file as read; null: none (OpenSM's Default partition).
   std::shared_ptr<const PartitionConfig> partitions;
   PartitionOptions partition_options;
+  // SL2VL and VL arbitration programming: the qos keys (sm/sweep/vl_programming.h).
+  VlSettings vl;
+  // The QoS policy file as read (used with vl.qos TRUE); null: none.
+  std::shared_ptr<const QosPolicy> qos_policy;
   // Runs after discovery, before anything is written: the SM's election
   // (sm/manager). false stops the sweep there, because this SM is not the
   // one to configure the subnet (another SM is master or outranks it).
@@ -100,6 +109,9 @@ struct SweepReport {
   uint64_t switch_info_sets = 0;
   uint64_t pkey_sets = 0;          // P_Key table blocks set
   uint64_t pkey_blocks_read = 0;   // blocks of ports whose table the SM had no memory of
+  uint64_t sl2vl_sets = 0;         // SL2VL tables set
+  uint64_t vlarb_sets = 0;         // VL arbitration blocks set
+  uint64_t vl_tables_read = 0;     // SL2VL tables and VLArb blocks the SM had no memory of
   uint64_t ports_armed = 0;
   uint64_t ports_activated = 0;
   // By GUID and port; the rest is still configured. Partition problems (a

@@ -23,13 +23,15 @@ ManagedPortFields managed_fields(const wire::PortInfo& p) {
   return ManagedPortFields{p.lid.value,       p.lmc,           p.master_sm_lid.value, p.master_sm_sl,
                            p.gid_prefix,      p.subnet_timeout, p.hoq_life,          p.vl_stall_count,
                            p.neighbor_mtu,    p.operational_vls, p.partition_enforcement_inbound,
-                           p.partition_enforcement_outbound};
+                           p.partition_enforcement_outbound, p.vl_high_limit};
 }
 
 std::optional<wire::PortInfo> port_info_update(const wire::PortInfo& current, const SubnetSettings& subnet,
                                                const PortAddress& address, std::optional<PeerCaps> peer,
-                                               bool is_switch_external, std::optional<PortEnforcement> enforcement) {
+                                               bool is_switch_external, std::optional<PortEnforcement> enforcement,
+                                               std::optional<uint8_t> vl_high_limit) {
   wire::PortInfo want = current;
+  if (vl_high_limit) want.vl_high_limit = *vl_high_limit;
   if (!is_switch_external) {
     want.lid = address.base_lid;
     want.lmc = address.lmc;

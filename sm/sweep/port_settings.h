@@ -53,6 +53,9 @@ struct ManagedPortFields {
   uint8_t operational_vls = 0;
   bool partition_enforcement_inbound = false;
   bool partition_enforcement_outbound = false;
+  // Last, so the positional initialisations of the fields above (the SM
+  // cache's reader) stay as they were; the cache does not keep it.
+  uint8_t vl_high_limit = 0;
   bool operator==(const ManagedPortFields&) const = default;
 };
 
@@ -71,11 +74,13 @@ ManagedPortFields managed_fields(const wire::PortInfo& info);
 // `enforcement` for those of them the partition plan filters (unset: left
 // as they are). Every field a Set may leave alone is set to its "no change"
 // code (link width/speed enables, port state, physical state, link-down
-// default).
+// default). `vl_high_limit`: PortInfo:VLHighLimit as the QoS setup wants it
+// (sm/sweep/vl_programming.h; unset: left as it is).
 std::optional<wire::PortInfo> port_info_update(const wire::PortInfo& current, const SubnetSettings& subnet,
                                                const PortAddress& address, std::optional<PeerCaps> peer,
                                                bool is_switch_external,
-                                               std::optional<PortEnforcement> enforcement = std::nullopt);
+                                               std::optional<PortEnforcement> enforcement = std::nullopt,
+                                               std::optional<uint8_t> vl_high_limit = std::nullopt);
 
 // A PortInfo Set that moves the port to `state` (ARMED or ACTIVE) and changes
 // nothing else: the configured values of `configured` written back unchanged.

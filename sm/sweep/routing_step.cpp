@@ -38,6 +38,11 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
     r.engine = outcome->engine;
     r.engine_used = std::move(outcome->used);
     r.path_sl = owned_path_sl(r.engine_used, snapshot);
+    if (r.engine_used) {
+      const routing::RoutingInput input{*outcome->graph, *sink};
+      r.sl2vl = r.engine_used->sl2vl(input);
+      r.vl_arbitration = r.engine_used->vl_arbitration(input);
+    }
     // Judge the tables before they are programmed, with the words `ibsm
     // check` prints, on the VLs the engine's SLs put the packets on. A
     // failed check is logged, not fatal: the tables are the best the chain

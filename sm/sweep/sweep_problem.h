@@ -26,8 +26,10 @@ enum class SweepProblemKind : uint8_t {
   port_state,     // a port did not take the state it was asked for
   partition_cap,  // a port's P_Keys (or its peer's, to enforce) exceed its capacity
   quarantined,    // a port whose link flapped too often, held down by the SM until released
+  vl_cap,         // the routing maps an SL to a VL the port does not run
 };
-inline constexpr size_t kSweepProblemKinds = 9;
+// The number of kinds: keep it naming the last one.
+inline constexpr size_t kSweepProblemKinds = static_cast<size_t>(SweepProblemKind::vl_cap) + 1;
 
 // "unreachable", "smp_failed", ...: metric labels and JSON.
 constexpr std::string_view sweep_problem_kind_name(SweepProblemKind kind) {
@@ -41,6 +43,7 @@ constexpr std::string_view sweep_problem_kind_name(SweepProblemKind kind) {
     case SweepProblemKind::port_state: return "port_state";
     case SweepProblemKind::partition_cap: return "partition_cap";
     case SweepProblemKind::quarantined: return "quarantined";
+    case SweepProblemKind::vl_cap: return "vl_cap";
   }
   return "unknown";
 }
@@ -62,7 +65,8 @@ struct SweepProblem {
   // configuration, or (missing) a node the subnet had out of it.
   bool blocks_subnet_up() const {
     return kind != SweepProblemKind::unreachable && kind != SweepProblemKind::partition_cap &&
-           kind != SweepProblemKind::quarantined;
+           kind != SweepProblemKind::quarantined &&
+           kind != SweepProblemKind::vl_cap;
   }
 };
 

@@ -11,6 +11,7 @@
 #include "sm/fabric/multicast_tables.h"
 #include "sm/sweep/guid2lid.h"
 #include "sm/sweep/port_settings.h"
+#include "sm/sweep/vl_memory.h"
 
 namespace ibsm {
 
@@ -48,6 +49,10 @@ struct SweepState {
   std::unordered_map<Guid, std::unordered_map<uint8_t, std::vector<uint16_t>>> p_key_tables;
   // By node GUID, then port number (a switch's ports share one GUID).
   std::unordered_map<Guid, std::unordered_map<uint8_t, PortMemory>> ports;
+  // SL2VL and VLArb tables as last read or set (sm/sweep/vl_programming.h).
+  VlTablesMemoryMap vl_tables;
+  // The policy's SLs yield to an engine's (sa/qos_paths.h): said once.
+  bool warned_policy_sl_ignored = false;
   uint64_t heavy_sweeps = 0;
 };
 

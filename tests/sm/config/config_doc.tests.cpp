@@ -91,6 +91,33 @@ TEST_CASE("each key is reloadable or restart-only as the daemon applies it", "[c
       {"perfmgr_log_errors", true},
       {"perfmgr_query_cpi", true},
       {"metrics_listen", false},        // the listener is bound at start
+      {"qos", true},                    // the next heavy sweep's programming, the SA's policy
+      {"qos_policy_file", true},        // the daemon re-reads it
+      {"qos_max_vls", true},
+      {"qos_high_limit", true},
+      {"qos_vlarb_high", true},
+      {"qos_vlarb_low", true},
+      {"qos_sl2vl", true},
+      {"qos_ca_max_vls", true},
+      {"qos_ca_high_limit", true},
+      {"qos_ca_vlarb_high", true},
+      {"qos_ca_vlarb_low", true},
+      {"qos_ca_sl2vl", true},
+      {"qos_sw0_max_vls", true},
+      {"qos_sw0_high_limit", true},
+      {"qos_sw0_vlarb_high", true},
+      {"qos_sw0_vlarb_low", true},
+      {"qos_sw0_sl2vl", true},
+      {"qos_swe_max_vls", true},
+      {"qos_swe_high_limit", true},
+      {"qos_swe_vlarb_high", true},
+      {"qos_swe_vlarb_low", true},
+      {"qos_swe_sl2vl", true},
+      {"qos_rtr_max_vls", true},
+      {"qos_rtr_high_limit", true},
+      {"qos_rtr_vlarb_high", true},
+      {"qos_rtr_vlarb_low", true},
+      {"qos_rtr_sl2vl", true},
   };
   for (const ConfigKey& k : config_keys()) {
     INFO(k.key);
