@@ -84,7 +84,7 @@ void SmAgent::on_request(const MadPacket& request) {
   if (method == wire::method::trap) {
     ++counters_.traps;
     sweep_requested_ = true;
-    log(log_, LogLevel::info, Subsystem::state, "trap from lid {}: heavy sweep due", request.address.lid);
+    log(log_, LogLevel::info, Subsystem::state, "trap from lid {}: sweep due", request.address.lid);
     respond(request, wire::make_response(request.data));  // TrapRepress
     auto notice = wire::decode_notice(
         std::span<const uint8_t>(request.data).subspan(wire::smp_data_offset, wire::notice_size_without_gid));
