@@ -13,7 +13,7 @@
 #    umad_count's window around all four events as a cross-check.
 #  - OpenSM (--opensm; the 1k fabric only unless --opensm-k34): a fresh ibsim
 #    and `opensm` per event, umad_count's window around the event.
-# Usage: bench/reroute.sh [--k34] [--opensm] [--opensm-k34]   (IBSM: default build-rel/bin/ibsm)
+# Usage: bench/reroute.sh [--k34] [--opensm] [--opensm-k34]   (IBSM: default build-rel/bin/ibsm; KEEP=1 keeps the logs)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ibsm=${IBSM:-$top/build-rel/bin/ibsm}
@@ -28,7 +28,7 @@ done
 [[ -x $ibsm ]] || { echo "build ibsm first (a Release build in build-rel)" >&2; exit 1; }
 work=$(mktemp -d /tmp/ibsm-bench-reroute.XXXXXX)
 source "$top/bench/lib.sh"
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; [[ -n ${KEEP:-} ]] && echo "kept $work" || rm -rf "$work"' EXIT
 cc -shared -fPIC -O2 -o "$work/umad_count.so" "$top/tools/umad_count/umad_count.c" -ldl -lpthread
 export SIM_HOST=host-0
 
@@ -84,7 +84,8 @@ for f in "${fabrics[@]}"; do
   # shellcheck disable=SC2086
   "$ibsm" topo $args -o "$work/$name.net" 2>/dev/null
   sim_args=()
-  [[ $k -ge 30 ]] && sim_args=(-N 51000 -S 4000 -P 300000 -L 49152)
+  # (what `ibsm topo` asks for at k=34: -N 42772 -S 3468 -P 317900 -L 42773)
+  [[ $k -ge 30 ]] && sim_args=(-N 51000 -S 4000 -P 320000 -L 49152)
 
   # ibsm: one daemon, the four events in turn.
   start_ibsim "$name" "$work/$name.net" "${sim_args[@]}"

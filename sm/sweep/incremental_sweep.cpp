@@ -293,9 +293,10 @@ class RegionRediscovery {
     reached_ = std::move(placed);
     // A switch that did not answer is read again once its path changed (it
     // crossed a link found gone since). While the path is the same, the node
-    // before it on the path is read first: its port toward it may be down.
-    // When that one was read too, the switch is silent: the missing-node
-    // rule belongs to the heavy sweep.
+    // before it on the path is read first (one cable pulled on the way), then
+    // all its neighbours: their ports toward it may be down (a switch lost
+    // shows at all of them in one round). When they were read too, the
+    // switch is silent: the missing-node rule belongs to the heavy sweep.
     for (Guid g : retry_) {
       auto n = f.find_by_node_guid(g);
       if (!n || !reached_[n->value] || pending_.count(g)) continue;
@@ -304,13 +305,24 @@ class RegionRediscovery {
         pending_.insert(g);
         continue;
       }
-      const std::optional<NodeIndex> before = path.hops() > 0 ? walk(f, r_.local_node, path.parent()) : std::nullopt;
-      if (before && f.node(*before).is_switch() && !read_.count(f.node(*before).node_guid)) {
-        // Unless it did not answer either: then its own turn decides.
-        if (!retry_.count(f.node(*before).node_guid)) pending_.insert(f.node(*before).node_guid);
-        continue;
+      if (!asked_before_.count(g)) {
+        asked_before_.insert(g);
+        auto before = path.hops() > 1 ? walk(f, r_.local_node, path.parent()) : std::nullopt;
+        if (before && f.node(*before).is_switch() && !read_.count(f.node(*before).node_guid)) {
+          if (!retry_.count(f.node(*before).node_guid)) pending_.insert(f.node(*before).node_guid);
+          continue;
+        }
       }
-      return doubt(fmt::format("switch {} does not answer: {}", g, last_failure_));
+      bool waiting = false;
+      const Node& node = f.node(*n);
+      for (uint8_t p = 1; p <= node.num_ports; ++p) {
+        if (!node.port(p).connected()) continue;
+        const Node& peer = f.node(node.port(p).remote_node);
+        if (!peer.is_switch() || read_.count(peer.node_guid)) continue;
+        waiting = true;
+        if (!retry_.count(peer.node_guid)) pending_.insert(peer.node_guid);  // else its own turn decides
+      }
+      if (!waiting) return doubt(fmt::format("switch {} does not answer: {}", g, last_failure_));
     }
     return {};
   }
@@ -410,6 +422,7 @@ class RegionRediscovery {
   std::unordered_set<Guid> read_;                   // read whole in this pass (re-read, or new)
   std::set<std::pair<Guid, uint8_t>> settled_;     // ports whose link this pass already judged
   std::set<Guid> retry_;                            // did not answer; again on a new path
+  std::set<Guid> asked_before_;                     // ... and the node before it on its path was read
   std::unordered_map<Guid, DrPath> tried_;         // the path each switch was last read on
   std::unordered_set<Guid> failed_;
   std::string last_failure_;
