@@ -1,6 +1,7 @@
 # Shared helpers for the benchmark scripts (source it after setting `work`,
 # the scratch folder):
-#   start_ibsim NAME NETFILE  a fresh ibsim sized for NETFILE, console on $work/console; sets sim
+#   start_ibsim NAME NETFILE [IBSIM ARGS...]  a fresh ibsim sized for NETFILE (the args, e.g. -L, after
+#                             the sizes, override them), console on $work/console; sets sim
 #   stop PID                  kill and reap
 #   wall_s TIMEFILE           the wall time in seconds from a `/usr/bin/time -v` file
 #   ratio A B [DIGITS]        A/B (2 decimals by default), "-" when B is 0
@@ -8,11 +9,12 @@
 
 start_ibsim() {
   local name=$1 net=$2 nodes
+  shift 2
   nodes=$(grep -cE '^(Switch|Ca|Hca)' "$net")
   export IBSIM_SOCKNAME="ibsm-bench-$$-$name-$RANDOM"
   rm -f "$work/console" "$work/ibsim.out"
   mkfifo "$work/console"
-  ibsim -N $((nodes + 16)) -S $((nodes + 16)) -P $((nodes * 80)) -s "$net" <>"$work/console" >"$work/ibsim.out" 2>&1 &
+  ibsim -N $((nodes + 16)) -S $((nodes + 16)) -P $((nodes * 80)) "$@" -s "$net" <>"$work/console" >"$work/ibsim.out" 2>&1 &
   sim=$!
   for _ in $(seq 1 6000); do grep -q "Network simulator ready" "$work/ibsim.out" 2>/dev/null && break; sleep 0.05; done
 }

@@ -9,6 +9,17 @@
 #include "sm/sweep/incremental_sweep.h"
 
 namespace ibsm {
+namespace {
+
+std::optional<NodeIndex> switch_with_lid(const Fabric& f, Lid lid) {
+  for (uint32_t i = 0; i < f.node_count(); ++i) {
+    const Node& n = f.node(NodeIndex{i});
+    if (n.is_switch() && n.port(0).base_lid == lid) return NodeIndex{i};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 // Trap 128 (IBA 14.2.5.1: a switch's link state changed) names its switch
 // by LID in the first 16 bits of DataDetails (notice_fields::trap128_lid);
@@ -19,14 +30,27 @@ void SubnetManager::note_trap(const wire::Notice& notice) {
     return;
   }
   const Lid lid{static_cast<uint16_t>(notice.data_details[0] << 8 | notice.data_details[1])};
-  const Fabric& f = subnet_->fabric;
-  for (uint32_t i = 0; i < f.node_count(); ++i) {
-    const Node& n = f.node(NodeIndex{i});
-    if (n.is_switch() && n.port(0).base_lid == lid) {
-      trapped_.add_switch(n.node_guid);
-      return;
+  if (auto sw = switch_with_lid(subnet_->fabric, lid)) {
+    trapped_.add_switch(subnet_->fabric.node(*sw).node_guid);
+    return;
+  }
+  // A switch the last sweep took out (its trap came as its cables went, or
+  // it is coming back): its neighbours that are still in the subnet are the
+  // region, since a switch that returns comes back through their ports.
+  size_t named = 0;
+  if (auto gone = previous_subnet_ ? switch_with_lid(previous_subnet_->fabric, lid) : std::nullopt) {
+    const Fabric& before = previous_subnet_->fabric;
+    const Node& node = before.node(*gone);
+    for (uint8_t p = 1; p <= node.num_ports; ++p) {
+      if (!node.port(p).connected()) continue;
+      const Node& peer = before.node(node.port(p).remote_node);
+      if (peer.is_switch() && subnet_->fabric.find_by_node_guid(peer.node_guid)) {
+        trapped_.add_switch(peer.node_guid);
+        ++named;
+      }
     }
   }
+  if (named != 0) return;
   log(log_, LogLevel::info, Subsystem::sweep, "trap 128 from lid {}: no switch of the subnet has it", lid);
   trapped_.need_full();
 }

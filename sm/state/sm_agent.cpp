@@ -88,7 +88,7 @@ void SmAgent::on_request(const MadPacket& request) {
         std::span<const uint8_t>(request.data).subspan(wire::smp_data_offset, wire::notice_size_without_gid));
     if (!notice.ok()) {
       ++sweep_requests_;
-      log(log_, LogLevel::info, Subsystem::state, "trap from lid {}: heavy sweep due", request.address.lid);
+      log(log_, LogLevel::info, Subsystem::state, "trap from lid {}: sweep due", request.address.lid);
       return;
     }
     if (notice->is_generic) ++counters_.traps_by_number[notice->trap_number];
@@ -96,7 +96,7 @@ void SmAgent::on_request(const MadPacket& request) {
     if (outcome.sweep) ++sweep_requests_;
     if (outcome.log)
       log(log_, LogLevel::info, Subsystem::state, "trap {} from lid {}: {}", notice->trap_number, request.address.lid,
-          outcome.sweep ? "heavy sweep due" : "no sweep");
+          outcome.sweep ? "sweep due" : "no sweep");
     if (outcome.report && trap_listener_) trap_listener_(*notice);
     return;
   }

@@ -42,11 +42,14 @@ class RegionRediscovery {
 
   Result<DiscoveryResult> run() {
     seed();
+    // A switch named that the subnet no longer has (its trap came as it
+    // went) is passed over; when none is left the pass cannot start.
     for (Guid g : in_.switches) {
       auto n = r_.fabric.find_by_node_guid(g);
-      if (!n || !r_.fabric.node(*n).is_switch()) return doubt(fmt::format("switch {} is not in the subnet", g));
-      pending_.insert(g);
+      if (n && r_.fabric.node(*n).is_switch()) pending_.insert(g);
     }
+    if (pending_.empty())
+      return doubt(fmt::format("none of the {} switches named is in the subnet", in_.switches.size()));
     for (int round = 0; !pending_.empty() || !pending_ca_ports_.empty(); ++round) {
       if (round == kMaxRounds) return doubt(fmt::format("the change spreads beyond {} rounds", kMaxRounds));
       if (Status s = read_round(); !s.ok()) return s;
@@ -278,31 +281,22 @@ class RegionRediscovery {
   // when it does, else one hop beyond the node it is first reached from.
   Status fix_paths() {
     const Fabric& f = r_.fabric;
-    reached_.assign(f.node_count(), false);
     r_.paths.resize(f.node_count());
-    std::deque<NodeIndex> queue{r_.local_node};
-    reached_[r_.local_node.value] = true;
-    while (!queue.empty()) {
-      const NodeIndex at = queue.front();
-      queue.pop_front();
-      const Node& node = f.node(at);
-      for (uint8_t p = 1; p <= node.num_ports; ++p) {
-        const Port& port = node.port(p);
-        if (!port.connected() || reached_[port.remote_node.value]) continue;
-        if (!node.is_switch() && at != r_.local_node) continue;  // a CA forwards no SMP
-        const NodeIndex next = port.remote_node;
-        reached_[next.value] = true;
-        queue.push_back(next);
-        if (walk(f, r_.local_node, r_.paths[next.value]) == next) continue;
-        if (r_.paths[at.value].full()) return doubt(fmt::format("node {}: beyond 63 hops", f.node(next).node_guid));
-        r_.paths[next.value] = r_.paths[at.value].extended(p);
-      }
-    }
+    std::vector<bool> suspect(f.node_count(), false);
+    for (Guid g : retry_)
+      if (auto n = f.find_by_node_guid(g)) suspect[n->value] = true;
+    // First around the switches that did not answer (they may be gone, and
+    // a path through them would fail too), then through them.
+    std::vector<bool> placed(f.node_count(), false);
+    IBSM_RETURN_IF_ERROR(place_paths(suspect, placed));
+    IBSM_RETURN_IF_ERROR(place_paths(std::vector<bool>(f.node_count(), false), placed));
+    reached_ = std::move(placed);
     // A switch that did not answer is read again once its path changed (it
     // crossed a link found gone since). While the path is the same, the node
-    // before it on the path is read first: its port toward it may be down.
-    // When that one was read too, the switch is silent: the missing-node
-    // rule belongs to the heavy sweep.
+    // before it on the path is read first (one cable pulled on the way), then
+    // all its neighbours: their ports toward it may be down (a switch lost
+    // shows at all of them in one round). When they were read too, the
+    // switch is silent: the missing-node rule belongs to the heavy sweep.
     for (Guid g : retry_) {
       auto n = f.find_by_node_guid(g);
       if (!n || !reached_[n->value] || pending_.count(g)) continue;
@@ -311,15 +305,71 @@ class RegionRediscovery {
         pending_.insert(g);
         continue;
       }
-      const std::optional<NodeIndex> before = path.hops() > 0 ? walk(f, r_.local_node, path.parent()) : std::nullopt;
-      if (before && f.node(*before).is_switch() && !read_.count(f.node(*before).node_guid)) {
-        // Unless it did not answer either: then its own turn decides.
-        if (!retry_.count(f.node(*before).node_guid)) pending_.insert(f.node(*before).node_guid);
-        continue;
+      if (!asked_before_.count(g)) {
+        asked_before_.insert(g);
+        auto before = path.hops() > 1 ? walk(f, r_.local_node, path.parent()) : std::nullopt;
+        if (before && f.node(*before).is_switch() && !read_.count(f.node(*before).node_guid)) {
+          if (!retry_.count(f.node(*before).node_guid)) pending_.insert(f.node(*before).node_guid);
+          continue;
+        }
       }
-      return doubt(fmt::format("switch {} does not answer: {}", g, last_failure_));
+      bool waiting = false;
+      const Node& node = f.node(*n);
+      for (uint8_t p = 1; p <= node.num_ports; ++p) {
+        if (!node.port(p).connected()) continue;
+        const Node& peer = f.node(node.port(p).remote_node);
+        if (!peer.is_switch() || read_.count(peer.node_guid)) continue;
+        waiting = true;
+        if (!retry_.count(peer.node_guid)) pending_.insert(peer.node_guid);  // else its own turn decides
+      }
+      if (!waiting) return doubt(fmt::format("switch {} does not answer: {}", g, last_failure_));
     }
     return {};
+  }
+
+  // Breadth-first from the SM over the cables, forwarding through no
+  // `avoid` node: each node reached that has no place yet keeps its old path
+  // if that still leads to it without crossing an `avoid` node, else gets
+  // the path one hop beyond the node it is first reached from.
+  Status place_paths(const std::vector<bool>& avoid, std::vector<bool>& placed) {
+    const Fabric& f = r_.fabric;
+    std::vector<bool> seen(f.node_count(), false);
+    std::deque<NodeIndex> queue{r_.local_node};
+    seen[r_.local_node.value] = true;
+    placed[r_.local_node.value] = true;
+    while (!queue.empty()) {
+      const NodeIndex at = queue.front();
+      queue.pop_front();
+      const Node& node = f.node(at);
+      if (avoid[at.value] || (!node.is_switch() && at != r_.local_node)) continue;  // forwards no SMP
+      for (uint8_t p = 1; p <= node.num_ports; ++p) {
+        const Port& port = node.port(p);
+        if (!port.connected() || seen[port.remote_node.value]) continue;
+        const NodeIndex next = port.remote_node;
+        seen[next.value] = true;
+        queue.push_back(next);
+        if (placed[next.value]) continue;
+        placed[next.value] = true;
+        if (leads_to(r_.paths[next.value], next, avoid)) continue;
+        if (r_.paths[at.value].full()) return doubt(fmt::format("node {}: beyond 63 hops", f.node(next).node_guid));
+        r_.paths[next.value] = r_.paths[at.value].extended(p);
+      }
+    }
+    return {};
+  }
+
+  // Whether `path` leads to `n` over cables, crossing no `avoid` node on the way.
+  bool leads_to(const DrPath& path, NodeIndex n, const std::vector<bool>& avoid) const {
+    const Fabric& f = r_.fabric;
+    NodeIndex at = r_.local_node;
+    for (int h = 1; h <= path.hops(); ++h) {
+      if (h > 1 && avoid[at.value]) return false;
+      const Node& node = f.node(at);
+      const uint8_t p = path.port(h);
+      if (p == 0 || p > node.num_ports || !node.port(p).connected()) return false;
+      at = node.port(p).remote_node;
+    }
+    return at == n;
   }
 
   // The nodes no path reaches any more leave the fabric, and every table
@@ -336,7 +386,6 @@ class RegionRediscovery {
         p.remote_node = NodeIndex{};
         p.remote_port = 0;
       }
-      log(log_, LogLevel::debug, Subsystem::sweep, "incremental: node {} kept", n.node_guid);
       auto added = out.fabric.add_node(std::move(n));
       renumber[i] = *added;  // GUIDs were unique in the fabric they come from
       out.paths.push_back(r_.paths[i]);
@@ -373,6 +422,7 @@ class RegionRediscovery {
   std::unordered_set<Guid> read_;                   // read whole in this pass (re-read, or new)
   std::set<std::pair<Guid, uint8_t>> settled_;     // ports whose link this pass already judged
   std::set<Guid> retry_;                            // did not answer; again on a new path
+  std::set<Guid> asked_before_;                     // ... and the node before it on its path was read
   std::unordered_map<Guid, DrPath> tried_;         // the path each switch was last read on
   std::unordered_set<Guid> failed_;
   std::string last_failure_;

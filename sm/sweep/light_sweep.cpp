@@ -89,7 +89,10 @@ class LightSweep {
                                         : fmt::format("ca {} port {}", node.node_guid, p);
     const bool was_sm = was_sm_port(n, p);
     const SmpSubject subject = node.is_switch() ? SmpSubject(what, node.node_guid) : SmpSubject(what, node.node_guid, PortNum{p});
-    const std::optional<NodeIndex> watcher = watching_switch(subject);
+    // The SM's own port (reached at no hop): when it changed, the fabric is
+    // reached another way or not at all, which only a heavy sweep sorts out.
+    const std::optional<NodeIndex> watcher =
+        path.hops() == 0 && !node.is_switch() ? std::nullopt : watching_switch(subject);
     smp_.get(path, wire::smp_attr::port_info, p, subject, [this, what, want, p, was_sm, watcher](std::span<const uint8_t> data) {
       auto pi = wire::decode_port_info(data);
       if (!pi.ok()) return changed(what + ": unreadable PortInfo");

@@ -64,7 +64,7 @@ class FailoverBench {
     sm.frozen = false;
     sm.port = &sim_.attach(where.node, where.port);
     sm.port->set_is_sm(true);
-    auto m = SubnetManager::create(*sm.port, sim_.clock(), config, {}, SweepState{}, null_log_sink());
+    auto m = SubnetManager::create(*sm.port, sim_.clock(), config, {}, SweepState{}, *log_);
     REQUIRE(m.ok());
     sm.manager = std::move(*m);
     SubnetManager* raw = sm.manager.get();
@@ -113,6 +113,8 @@ class FailoverBench {
   }
 
   SimFabric& sim() { return sim_; }
+  // Where the SMs started from now on log (none by default).
+  void set_log(LogSink& log) { log_ = &log; }
   Sm& sm(size_t i) { return sms_[i]; }
   SubnetManager& manager(size_t i) { return *sms_[i].manager; }
   size_t size() const { return sms_.size(); }
@@ -155,6 +157,7 @@ class FailoverBench {
  private:
   SimFabric sim_;
   std::vector<Sm> sms_;
+  LogSink* log_ = &null_log_sink();
 };
 
 // The manager tests' usual fabric: 2 leaves, 2 spines, 3 hosts a leaf.

@@ -13,6 +13,18 @@ namespace {
 
 constexpr Micros kSecond = 1'000'000;
 
+// The sweep lines the SM logs, for the message of a failed check.
+class SweepLog final : public LogSink {
+ public:
+  bool enabled(LogLevel level, Subsystem s) const override {
+    return level <= LogLevel::info && (s == Subsystem::sweep || s == Subsystem::state);
+  }
+  void write(LogLevel, Subsystem, std::string_view message) override {
+    if (message.find("phase") == std::string_view::npos) text += std::string(message) + "\n";
+  }
+  std::string text;
+};
+
 Fabric fat_tree() { return must_fabric(topogen::kary_ntree({.k = 4, .n = 3})); }
 
 uint16_t top_of(const SubnetSnapshot& s) {
@@ -69,6 +81,37 @@ TEST_CASE("a trap 128 after a cable pull and its return leads to incremental swe
   INFO(history);
   CHECK(m.counters().heavy_sweeps == heavy);
   CHECK(m.counters().incremental_sweeps == settled);
+}
+
+TEST_CASE("a switch lost and returned: incremental sweeps, and the SA's snapshot follows", "[manager][incremental]") {
+  FailoverBench b(fat_tree());
+  SweepLog log;
+  b.set_log(log);
+  SmConfig config = b.config(1);
+  config.sweep_interval = 10;
+  SubnetManager& m = start_master(b, config);
+  const uint64_t heavy = m.counters().heavy_sweeps;
+  const Fabric& topo = b.sim().topology();
+  const NodeIndex lost = *topo.find_by_name("agg-5");
+  const Guid guid = topo.node(lost).node_guid;
+  REQUIRE(m.sa().snapshot()->fabric.find_by_node_guid(guid));
+  for (uint8_t p = 1; p <= topo.node(lost).num_ports; ++p)
+    if (topo.node(lost).port(p).connected()) REQUIRE(b.sim().set_link(PortRef{lost, p}, false).ok());
+  REQUIRE(b.run_until_true([&] { return !m.sa().snapshot()->fabric.find_by_node_guid(guid); }, 3 * kSecond));
+  CHECK(m.counters().heavy_sweeps == heavy);
+  CHECK(m.counters().incremental_sweeps >= 1);
+  CHECK(m.subnet_up());
+  CHECK(check_held(b.sim(), top_of(*m.subnet())).all_delivered());
+
+  for (uint8_t p = 1; p <= topo.node(lost).num_ports; ++p)
+    if (topo.node(lost).port(p).connected()) REQUIRE(b.sim().set_link(PortRef{lost, p}, true).ok());
+  REQUIRE(b.run_until_true([&] { return m.sa().snapshot()->fabric.find_by_node_guid(guid).has_value(); }, 3 * kSecond));
+  b.run_for(kSecond);
+  INFO(log.text);
+  CHECK(m.counters().heavy_sweeps == heavy);
+  CHECK(m.subnet_up());
+  for (uint8_t p = 1; p <= topo.node(lost).num_ports; ++p) CHECK(b.sim().port_state(PortRef{lost, p}) == PortState::active);
+  CHECK(check_held(b.sim(), top_of(*m.subnet())).all_delivered());
 }
 
 TEST_CASE("with incremental_sweeps off a trap 128 leads to a heavy sweep", "[manager][incremental]") {

@@ -281,7 +281,7 @@ TEST_CASE("in doubt the incremental pass refuses and says why", "[sweep][increme
   SECTION("a switch the subnet does not have") {
     auto r = b.incremental(first, std::vector<Guid>{Guid{0x1234}});
     REQUIRE_FALSE(r.ok());
-    CHECK_THAT(r.status().message(), Catch::Contains("not in the subnet"));
+    CHECK_THAT(r.status().message(), Catch::Contains("none of the 1 switches named is in the subnet"));
   }
 }
 

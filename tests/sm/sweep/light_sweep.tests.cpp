@@ -134,6 +134,12 @@ TEST_CASE("a light sweep names the switches whose ports changed, for an incremen
     CHECK_FALSE(l.needs_full);
     CHECK(guids(l.changed_switches) == std::set<Guid>{topo.node(topo.node(host).port(1).remote_node).node_guid});
   }
+  SECTION("the sm's own cable: only a heavy sweep") {
+    REQUIRE(h.sim().set_link(SweepHarness::first_ca_port(topo), false).ok());
+    LightSweepResult l = h.light(r);
+    CHECK(l.changed);
+    CHECK(l.needs_full);
+  }
   SECTION("a lid moved: only a heavy sweep") {
     REQUIRE(h.sim().set_port_lid(PortRef{*topo.find_by_name("host-4"), 1}, Lid{99}).ok());
     LightSweepResult l = h.light(r);
