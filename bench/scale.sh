@@ -24,7 +24,7 @@ done
 [[ -x $ibsm ]] || { echo "build ibsm first (a Release build in build-rel is best)" >&2; exit 1; }
 work=$(mktemp -d /tmp/ibsm-bench-scale.XXXXXX)
 source "$top/bench/lib.sh"
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 cc -shared -fPIC -O2 -o "$work/umad_count.so" "$top/tools/umad_count/umad_count.c" -ldl -lpthread
 export IBSIM_ARGS="-L 49152"
 
