@@ -2,6 +2,7 @@
 # the scratch folder):
 #   start_ibsim NAME NETFILE [IBSIM ARGS...]  a fresh ibsim sized for NETFILE (the args, e.g. -L, after
 #                             the sizes, override them), console on $work/console; sets sim
+#                             ($IBSIM_ARGS adds options too, e.g. -L 49152 for LFTs past 30,720 LIDs)
 #   stop PID                  kill and reap
 #   wall_s TIMEFILE           the wall time in seconds from a `/usr/bin/time -v` file
 #   ratio A B [DIGITS]        A/B (2 decimals by default), "-" when B is 0
@@ -14,7 +15,8 @@ start_ibsim() {
   export IBSIM_SOCKNAME="ibsm-bench-$$-$name-$RANDOM"
   rm -f "$work/console" "$work/ibsim.out"
   mkfifo "$work/console"
-  ibsim -N $((nodes + 16)) -S $((nodes + 16)) -P $((nodes * 80)) "$@" -s "$net" <>"$work/console" >"$work/ibsim.out" 2>&1 &
+  # shellcheck disable=SC2086
+  ibsim -N $((nodes + 16)) -S $((nodes + 16)) -P $((nodes * 80)) ${IBSIM_ARGS:-} "$@" -s "$net" <>"$work/console" >"$work/ibsim.out" 2>&1 &
   sim=$!
   for _ in $(seq 1 6000); do grep -q "Network simulator ready" "$work/ibsim.out" 2>/dev/null && break; sleep 0.05; done
 }

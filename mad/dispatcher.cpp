@@ -163,4 +163,13 @@ void MadDispatcher::run_until_idle() {
   }
 }
 
+void MadDispatcher::run_until_queued_below(size_t n) {
+  poll();
+  while (queue_.size() >= n && !queue_.empty()) {
+    Micros wait = next_deadline() - clock_.now();
+    transport_.wait(std::max<Micros>(wait, 0));
+    poll();
+  }
+}
+
 }  // namespace ibsm

@@ -88,7 +88,12 @@ class MadDispatcher {
   // poll() until no request is queued or in flight, waiting on the transport
   // between rounds.
   void run_until_idle();
+  // poll() until fewer than `n` requests wait in the queue (in flight ones
+  // aside): how a sender of very many requests keeps the queue, and its
+  // memory, bounded.
+  void run_until_queued_below(size_t n);
   bool idle() const { return queue_.empty() && in_flight_.empty(); }
+  size_t queued() const { return queue_.size(); }
   // When poll() next has a timeout to act on; nullopt when nothing is in flight.
   std::optional<Micros> next_timer() const;
   size_t in_flight() const { return in_flight_.size(); }

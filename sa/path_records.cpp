@@ -175,7 +175,7 @@ class Tracer {
 
   // At a switch: one hop along its LFT entry for the DLID.
   void step() {
-    const std::vector<uint8_t>& lft = s_.lfts[at_.value];
+    const std::vector<uint8_t>& lft = s_.lft(at_);
     if (dlid_ >= lft.size()) return fail();
     const uint8_t out = lft[dlid_];
     if (out == 0) {  // delivered to this switch

@@ -140,7 +140,7 @@ void visit_lft_records(const SaSnapshot& s, const RecordScope& scope,
                        const RecordVisitor<wire::LinearForwardingTableRecord>& fn) {
   for_each_node(s, scope, [&](NodeIndex n) {
     if (!s.fabric.node(n).is_switch()) return;
-    const std::vector<uint8_t>& lft = s.lfts[n.value];
+    const std::vector<uint8_t>& lft = s.lft(n);
     const size_t blocks = (lft.size() + wire::lft_block_size - 1) / wire::lft_block_size;
     for (size_t b = 0; b < blocks; ++b) {
       wire::LinearForwardingTableRecord r;

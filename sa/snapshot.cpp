@@ -140,6 +140,11 @@ void SaSnapshot::index() {
 }
 
 Result<SaSnapshot> build_sa_snapshot(const SubnetSnapshot& subnet, const SaSnapshotOptions& options) {
+  return build_sa_snapshot(std::make_shared<const SubnetSnapshot>(subnet), options);
+}
+
+Result<SaSnapshot> build_sa_snapshot(std::shared_ptr<const SubnetSnapshot> shared, const SaSnapshotOptions& options) {
+  const SubnetSnapshot& subnet = *shared;
   SaSnapshot s;
   const size_t n_nodes = subnet.fabric.node_count();
   if (!subnet.sm_port.node.valid() || subnet.sm_port.node.value >= n_nodes)
@@ -149,8 +154,10 @@ Result<SaSnapshot> build_sa_snapshot(const SubnetSnapshot& subnet, const SaSnaps
   if (!subnet.lfts.empty() && subnet.lfts.size() != n_nodes)
     return invalid_argument_error("lfts do not match the fabric's nodes");
   s.fabric = subnet.fabric;
-  s.lfts = subnet.lfts;
-  s.lfts.resize(n_nodes);
+  if (subnet.lfts.empty())
+    s.lfts = std::make_shared<const std::vector<std::vector<uint8_t>>>(n_nodes);
+  else
+    s.lfts = std::shared_ptr<const std::vector<std::vector<uint8_t>>>(shared, &shared->lfts);  // aliasing: keeps `shared` alive
   s.port_info = subnet.port_info;
   s.switch_info = subnet.switch_info;
   s.p_keys = subnet.p_keys;

@@ -88,7 +88,10 @@ struct EndPort {
 
 struct SaSnapshot {
   Fabric fabric;
-  std::vector<std::vector<uint8_t>> lfts;               // by NodeIndex (empty for CAs)
+  // By NodeIndex (empty for CAs): the LFTs the sweep programmed, shared with
+  // the sweep's SubnetSnapshot rather than copied (3,468 switches x 42,772
+  // LIDs are 148 MB a copy). Read them through lft().
+  std::shared_ptr<const std::vector<std::vector<uint8_t>>> lfts;
   std::vector<std::vector<wire::PortInfo>> port_info;   // by NodeIndex, port 0..num_ports
   std::vector<wire::SwitchInfo> switch_info;            // by NodeIndex (zeros for CAs)
   std::vector<std::vector<std::vector<uint16_t>>> p_keys;  // by NodeIndex, port: the whole table
@@ -122,6 +125,18 @@ struct SaSnapshot {
     return &endports[lid_owner_[lid.value] - 1];
   }
   const EndPort* by_port_guid(Guid guid) const;
+  // Node n's LFT (empty for a CA).
+  const std::vector<uint8_t>& lft(NodeIndex n) const {
+    static const std::vector<uint8_t> none;
+    return lfts && n.value < lfts->size() ? (*lfts)[n.value] : none;
+  }
+  // The LFTs made this snapshot's own to change (a test that breaks a route).
+  std::vector<std::vector<uint8_t>>& lfts_for_write() {
+    auto own = std::make_shared<std::vector<std::vector<uint8_t>>>(lfts ? *lfts : std::vector<std::vector<uint8_t>>{});
+    own->resize(fabric.node_count());
+    lfts = own;
+    return *own;
+  }
   std::optional<NodeIndex> by_node_guid(Guid guid) const { return fabric.find_by_node_guid(guid); }
   // The LID every record about node `n` (a switch) or its port `port` (a CA) carries.
   Lid record_lid(NodeIndex n, uint8_t port) const;
@@ -143,6 +158,9 @@ struct SaSnapshot {
 };
 
 // Fails for an SM port outside the fabric or tables that do not match it.
+// The shared form keeps `subnet` alive and reads its LFTs in place; the
+// other copies them.
+Result<SaSnapshot> build_sa_snapshot(std::shared_ptr<const SubnetSnapshot> subnet, const SaSnapshotOptions& options);
 Result<SaSnapshot> build_sa_snapshot(const SubnetSnapshot& subnet, const SaSnapshotOptions& options);
 
 }  // namespace sa

@@ -22,6 +22,7 @@
 #include "sm/config/config_reload.h"
 #include "sm/config/sm_config.h"
 #include "sm/manager/subnet_manager.h"
+#include "sm/metrics/mad_names.h"
 #include "tools/args.h"
 #include "tools/command.h"
 #include "tools/daemon_control.h"
@@ -165,6 +166,18 @@ void print_summary(const SweepReport& r, Micros elapsed) {
   std::fflush(stdout);
 }
 
+// -o: every MAD the SM sent so far by class, method and attribute (what
+// tools/umad_count counts under umad; over SimFabric the only count).
+void print_mads_by_kind(const DispatcherStats& stats) {
+  std::string line = "  mads by kind:";
+  for (const auto& [key, n] : stats.sent_by_kind)
+    line += fmt::format(" {}:{}:{}={}", metrics::mgmt_class_label(DispatcherStats::kind_class(key)),
+                        metrics::method_label(DispatcherStats::kind_method(key)),
+                        metrics::attribute_label(DispatcherStats::kind_class(key), DispatcherStats::kind_attr(key)), n);
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+}
+
 // The flags that set config keys, as (key, value) pairs: taken from the
 // command line once, applied over the config file at start and at SIGHUP.
 using FlagValues = std::vector<std::pair<std::string, std::string>>;
@@ -225,7 +238,10 @@ void after_sweep(const SweepReport& report, Micros elapsed, const SubnetManager&
     Status dumped = write_sm_dumps(config.dump_files_dir, sm);
     if (!dumped.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", dumped.message());
   }
-  if (print) print_summary(report, elapsed);
+  if (print) {
+    print_summary(report, elapsed);
+    print_mads_by_kind(sm.dispatcher().stats());
+  }
 }
 
 // The SA's registrations the cache kept (services, subscriptions, multicast

@@ -31,7 +31,7 @@ std::vector<RemoteSm> read_sm_infos(MadDispatcher& d, const std::vector<RemoteSm
   std::vector<RemoteSm> read = ports;
   std::vector<bool> answered(read.size(), false);
   SmpIssuer smp(d, [&log](const SmpSubject& what, const DrPath& path, const SmpFailure& failure) {
-    ibsm::log(log, LogLevel::debug, Subsystem::state, "{} (dr path {}): {}: left out of the election", what.text,
+    ibsm::log(log, LogLevel::debug, Subsystem::state, "{} (dr path {}): {}: left out of the election", what.text(),
               path, failure.why);
   });
   std::array<uint8_t, wire::smp_data_size> payload{};

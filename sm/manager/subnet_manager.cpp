@@ -650,7 +650,7 @@ void SubnetManager::publish_to_sa(const SweepReport& report, Micros now) {
   o.sm_state = st::master;
   o.sm_act_count = static_cast<uint32_t>(dispatcher_.stats().sent);
   o.generation = ++generation_;
-  auto snapshot = sa::build_sa_snapshot(*report.subnet, o);
+  auto snapshot = sa::build_sa_snapshot(report.subnet, o);
   if (!snapshot.ok()) {
     log(log_, LogLevel::error, Subsystem::sa, "SA keeps the previous subnet: {}", snapshot.status().message());
     return;

@@ -72,7 +72,7 @@ class MftProgrammer {
                 LogSink& log, const MftProgramOptions& options)
       : state_(state), subnet_(subnet), want_(want), log_(log), options_(options),
         smp_(d, [this](const SmpSubject& what, const DrPath& path, const SmpFailure& failure) {
-          problem(fmt::format("{} (dr path {}): {}", what.text, path, failure.why));
+          problem(fmt::format("{} (dr path {}): {}", what.text(), path, failure.why));
         }) {}
 
   MftProgramming run() {

@@ -16,9 +16,18 @@ namespace {
 
 constexpr uint8_t kNoRoute = 0xFF;
 constexpr size_t kLftBlock = wire::lft_block_size;
+// SMPs queued at once: enough to keep any window full, few enough that the
+// queue costs a few MB (a queued SMP is some 600 bytes).
+constexpr size_t kQueuedSmps = 4096;
 
 std::string port_name(const Node& n, uint8_t port) {
   return fmt::format("{} {} port {}", n.is_switch() ? "switch" : "ca", n.node_guid, port);
+}
+
+// The failure text of a PortInfo Set that moves a port to `to` (for SmpSubject::lazy).
+const char* state_change_pattern(const Node& n, PortState to) {
+  if (to == PortState::armed) return n.is_switch() ? "PortInfo Armed on switch {1} port {0}" : "PortInfo Armed on ca {1} port {0}";
+  return n.is_switch() ? "PortInfo Active on switch {1} port {0}" : "PortInfo Active on ca {1} port {0}";
 }
 
 class HeavySweep {
@@ -28,8 +37,12 @@ class HeavySweep {
         smp_(d, [this](const SmpSubject& what, const DrPath& path, const SmpFailure& failure) {
           // Named by GUID and port; the rest of the fabric is still configured.
           problem({failure.answered ? SweepProblemKind::smp_failed : SweepProblemKind::silent, what.node, what.port,
-                   fmt::format("{} (dr path {}): {}", what.text, path, failure.why), path});
-        }) {}
+                   fmt::format("{} (dr path {}): {}", what.text(), path, failure.why), path});
+        }) {
+    // Answers are handled while later SMPs are still being sent: each
+    // phase's handlers only fill in what the phase has already set up.
+    smp_.set_queue_limit(kQueuedSmps);
+  }
 
   // `found`: the fabric as an incremental pass rebuilt it (its MADs in
   // `found_phase`); without it the whole fabric is discovered.
@@ -166,7 +179,7 @@ class HeavySweep {
       for (size_t b = 0; b < blocks; ++b) {
         ++report_.lft_blocks_read;
         smp_.get(report_.discovery.paths[i], wire::smp_attr::linear_forwarding_table, static_cast<uint32_t>(b),
-                 {fmt::format("LFT block {} get on switch {}", b, node.node_guid), node.node_guid},
+                 SmpSubject::lazy("LFT block {0} get on switch {1}", static_cast<uint32_t>(b), node.node_guid),
                  [&mem, b](std::span<const uint8_t> data) {
                    auto block = wire::decode_linear_forwarding_table(data);
                    if (!block.ok()) return;
@@ -231,26 +244,35 @@ class HeavySweep {
       }
       bool trusted = !mem.lft.empty() && mem.lid == node.port(0).base_lid && mem.lid.value != 0 &&
                      mem.linear_fdb_top == si.linear_fdb_top;
-      size_t blocks = lft.empty() ? 0 : (lft.size() + kLftBlock - 1) / kLftBlock;
-      for (size_t b = 0; b < blocks; ++b) {
+      auto block_of = [&lft](size_t b) {
         wire::LinearForwardingTable block;
         block.ports.fill(kNoRoute);
+        for (size_t k = 0; k < kLftBlock && b * kLftBlock + k < lft.size(); ++k) block.ports[k] = lft[b * kLftBlock + k];
+        return block;
+      };
+      size_t blocks = lft.empty() ? 0 : (lft.size() + kLftBlock - 1) / kLftBlock;
+      std::vector<uint16_t> differ;
+      for (size_t b = 0; b < blocks; ++b) {
         bool same = trusted;
-        for (size_t k = 0; k < kLftBlock; ++k) {
+        const wire::LinearForwardingTable block = block_of(b);
+        for (size_t k = 0; k < kLftBlock && same; ++k) {
           size_t lid = b * kLftBlock + k;
-          if (lid < lft.size()) block.ports[k] = lft[lid];
           uint8_t held = lid < mem.lft.size() ? mem.lft[lid] : kNoRoute;
           if (held != block.ports[k]) same = false;
         }
-        if (same) continue;
-        ++report_.lft_blocks_sent;
-        smp_.set(path, wire::smp_attr::linear_forwarding_table, static_cast<uint32_t>(b), block,
-                 {fmt::format("LFT block {} set on switch {}", b, node.node_guid), node.node_guid}, {},
-                 forget_lft(node.node_guid));
+        if (!same) differ.push_back(static_cast<uint16_t>(b));
       }
+      // Remembered before the Sets go out: a failed one's handler, which
+      // may run while later blocks are still being sent, forgets it again.
       mem.lid = configured_.node(n).port(0).base_lid;
       mem.linear_fdb_top = top;
       mem.lft = lft;
+      for (uint16_t b : differ) {
+        ++report_.lft_blocks_sent;
+        smp_.set(path, wire::smp_attr::linear_forwarding_table, b, block_of(b),
+                 SmpSubject::lazy("LFT block {0} set on switch {1}", b, node.node_guid), {},
+                 forget_lft(node.node_guid));
+      }
     }
     smp_.run();
   }
@@ -296,10 +318,21 @@ class HeavySweep {
         if (update) {
           ++report_.port_info_sets;
           configured_info_[i][p] = *update;
+          // A port in INIT is armed by the same Set (IBA 14.2.5.6: PortState
+          // 2 asks for ARMED, the one step on from INIT the port state machine
+          // of IBA 7.2 allows; the port applies the Set's other components
+          // while it is still in INIT). One Set per port instead of two: on
+          // 42k LIDs 236k MADs fewer. Its state counts only once the answer
+          // says so (the arm phase retries the ports it does not).
+          if (current(n, p).port_state == PortState::init) {
+            update->port_state = PortState::armed;
+            ++report_.ports_armed;
+          }
           // What the port holds if no answer tells: what we asked of it.
           apply_managed(held_info_[i][p], *update);
           smp_.set(path, wire::smp_attr::port_info, p, *update,
-                   {fmt::format("PortInfo set on {}", port_name(node, p)), node.node_guid, PortNum{p}},
+                   SmpSubject::lazy(node.is_switch() ? "PortInfo set on switch {1} port {0}" : "PortInfo set on ca {1} port {0}",
+                                    p, node.node_guid, PortNum{p}),
                    [this, i, p, guid = node.node_guid, asked = managed_fields(*update)](std::span<const uint8_t> data) {
                      auto pi = wire::decode_port_info(data);
                      if (!pi.ok()) return;
@@ -514,7 +547,7 @@ class HeavySweep {
         if (!path) continue;  // reported when its PortInfo was programmed
         (to == PortState::armed ? report_.ports_armed : report_.ports_activated)++;
         smp_.set(*path, wire::smp_attr::port_info, p, port_state_change(pi, to),
-                 {fmt::format("PortInfo {} on {}", port_state_name(to), port_name(node, p)), node.node_guid, PortNum{p}},
+                 SmpSubject::lazy(state_change_pattern(node, to), p, node.node_guid, PortNum{p}),
                  [this, i, p, to, &node](std::span<const uint8_t> data) {
                    auto r = wire::decode_port_info(data);
                    if (!r.ok()) return;

@@ -15,7 +15,7 @@ class LightSweep {
   LightSweep(MadDispatcher& d, const SubnetSnapshot& last, LogSink& log)
       : d_(d), last_(last), log_(log),
         smp_(d, [this](const SmpSubject& what, const DrPath&, const SmpFailure& failure) {
-          changed(what.text + (failure.answered ? " answered with an error" : " does not answer: " + failure.why),
+          changed(what.text() + (failure.answered ? " answered with an error" : " does not answer: " + failure.why),
                   watching_switch(what));
         }) {}
 

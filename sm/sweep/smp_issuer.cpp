@@ -4,6 +4,11 @@
 
 namespace ibsm {
 
+std::string SmpSubject::text() const {
+  if (!pattern_) return text_;
+  return fmt::format(fmt::runtime(pattern_), number_, node);
+}
+
 void SmpIssuer::send(uint8_t method, const DrPath& path, uint16_t attr_id, uint32_t mod,
                      std::span<const uint8_t> payload, SmpSubject what, OnData ok, OnFailed failed) {
   MadPacket p;
@@ -19,6 +24,7 @@ void SmpIssuer::send(uint8_t method, const DrPath& path, uint16_t attr_id, uint3
     if (smp->status() != 0) return fail({true, fmt::format("status 0x{:04x}", smp->status())});
     if (ok) ok(smp->data());
   }, options_);
+  if (queue_limit_ != 0 && d_.queued() >= queue_limit_) d_.run_until_queued_below(queue_limit_ / 2 + 1);
 }
 
 }  // namespace ibsm

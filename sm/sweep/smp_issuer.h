@@ -20,13 +20,28 @@ namespace ibsm {
 
 // What an SMP asks, for the failure handler: readable, and the node and
 // port it concerns when the caller knows them (a sweep problem names them).
+// A sweep sends millions of SMPs and few fail, so the text can also be a
+// pattern rendered only when it is read: `pattern` takes {0} = `number` (a
+// block, a port) and {1} = the node's GUID.
 struct SmpSubject {
-  std::string text;
   Guid node;
   std::optional<PortNum> port;
 
-  SmpSubject(std::string what) : text(std::move(what)) {}  // NOLINT: a plain description converts
-  SmpSubject(std::string what, Guid n, std::optional<PortNum> p = {}) : text(std::move(what)), node(n), port(p) {}
+  SmpSubject(std::string what) : text_(std::move(what)) {}  // NOLINT: a plain description converts
+  SmpSubject(std::string what, Guid n, std::optional<PortNum> p = {}) : node(n), port(p), text_(std::move(what)) {}
+  // `pattern` must outlive the SMP (a string literal).
+  static SmpSubject lazy(const char* pattern, uint32_t number, Guid n, std::optional<PortNum> p = {}) {
+    SmpSubject s(std::string(), n, p);
+    s.pattern_ = pattern;
+    s.number_ = number;
+    return s;
+  }
+  std::string text() const;
+
+ private:
+  std::string text_;
+  const char* pattern_ = nullptr;
+  uint32_t number_ = 0;
 };
 
 // Why an SMP failed: no answer at all (every attempt timed out: the node or
@@ -65,6 +80,12 @@ class SmpIssuer {
            OnData ok) {
     send(wire::method::get, path, attr_id, mod, payload, std::move(what), std::move(ok));
   }
+  // At most `n` SMPs wait in the dispatcher's queue (0: no bound): a send
+  // that finds the queue full first runs the dispatcher until half of it has
+  // gone out, so answers (and their handlers) may come while the caller is
+  // still sending. A sweep that sends a whole fabric's LFT blocks (2.3M on
+  // 42k LIDs, some 600 bytes each while queued) then holds a few thousand.
+  void set_queue_limit(size_t n) { queue_limit_ = n; }
   // Waits until every SMP sent is answered or has failed.
   void run() { d_.run_until_idle(); }
 
@@ -75,6 +96,7 @@ class SmpIssuer {
   MadDispatcher& d_;
   OnFailure on_failure_;
   RequestOptions options_;
+  size_t queue_limit_ = 0;
 };
 
 }  // namespace ibsm

@@ -93,7 +93,7 @@ void require_tables_match(const sa::SaSnapshot& s) {
       const sa::EndPort* e = s.by_lid(si.lid);
       REQUIRE(e != nullptr);
       REQUIRE(f.node(e->ref.node).is_switch());
-      const std::vector<uint8_t>& lft = s.lfts[e->ref.node.value];
+      const std::vector<uint8_t>& lft = s.lft(e->ref.node);
       CHECK(si.switch_info.linear_fdb_top == lft.size() - 1);
       const auto& blocks = by_lid[si.lid.value];
       REQUIRE(blocks.size() == (lft.size() + 63) / 64);

@@ -46,11 +46,23 @@ bool write_all(int fd, std::string_view text) {
 }  // namespace
 
 Status write_file_atomically(const std::string& path, std::string_view text) {
+  return write_file_atomically(path, [text](const PutText& put) { put(text); });
+}
+
+Status write_file_atomically(const std::string& path, const std::function<void(const PutText& put)>& produce) {
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return unavailable_error(fmt::format("cannot create {}: {}", tmp, std::strerror(errno)));
-  const bool written = write_all(fd, text) && ::fsync(fd) == 0;
-  const int saved_errno = errno;
+  bool ok = true;
+  int put_errno = 0;
+  produce([&](std::string_view part) {
+    if (ok && !write_all(fd, part)) {
+      ok = false;
+      put_errno = errno;
+    }
+  });
+  const bool written = ok && ::fsync(fd) == 0;
+  const int saved_errno = ok ? errno : put_errno;
   if (::close(fd) != 0 || !written) {
     ::unlink(tmp.c_str());
     return unavailable_error(fmt::format("cannot write {}: {}", tmp, std::strerror(written ? errno : saved_errno)));

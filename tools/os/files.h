@@ -19,6 +19,11 @@ Status write_text_output(const std::string& path, std::string_view text);
 // it, written and fsynced, renamed over it, and the folder fsynced so the
 // rename itself survives a power loss.
 Status write_file_atomically(const std::string& path, std::string_view text);
+// The same for a file produced in parts: `produce` calls `put` with each
+// part in order, so a big file (the switch tables of 42k LIDs are some
+// 300 MB) never sits in memory whole.
+using PutText = std::function<void(std::string_view)>;
+Status write_file_atomically(const std::string& path, const std::function<void(const PutText& put)>& produce);
 // Streams what `write` produces to `path` (stdout when empty or "-"), so a
 // dump of a big fabric (gigabytes of LFT lines at 45k endpoints) never sits
 // in memory whole.

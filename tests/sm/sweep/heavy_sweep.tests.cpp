@@ -79,6 +79,28 @@ TEST_CASE("one heavy sweep brings generated fabrics up", "[sweep][heavy]") {
   }
 }
 
+TEST_CASE("a cold sweep arms each port with the Set that programs it", "[sweep][heavy]") {
+  // IBA 14.2.5.6: a PortInfo Set may carry PortState ARMED with the other
+  // components; from INIT that is the one step the port state machine
+  // allows. So the arm phase has nothing left to send, and each cabled port
+  // costs two Sets: program-and-arm, then activate.
+  SweepHarness h(must(topogen::kary_ntree({.k = 4, .n = 3})));
+  SweepReport r = h.heavy();
+  require_brought_up(h, r);
+  uint64_t arm_mads = 1, activate_mads = 0;
+  for (const auto& p : r.phases) {
+    if (p.name == "arm ports") arm_mads = p.mads;
+    if (p.name == "activate ports") activate_mads = p.mads;
+  }
+  CHECK(arm_mads == 0);
+  CHECK(r.ports_armed > 0);
+  CHECK(r.ports_armed == r.ports_activated);
+  CHECK(activate_mads == r.ports_activated);
+  const uint64_t port_info_set_key =
+      DispatcherStats::kind_key(wire::mgmt_class::subn_directed_route, wire::method::set, wire::smp_attr::port_info);
+  CHECK(h.dispatcher().stats().sent_by_kind.at(port_info_set_key) == r.port_info_sets + r.ports_activated);
+}
+
 TEST_CASE("a resweep of an unchanged fabric sets nothing and keeps every lid", "[sweep][heavy]") {
   bool keeps_all = GENERATE(true, false);  // false: SMAs that forget fields, as ibsim's do
   SimOptions o;
