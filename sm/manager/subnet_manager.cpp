@@ -10,6 +10,7 @@
 #include "sa/client.h"
 #include "sa/snapshot.h"
 #include "sm/config/config_reload.h"
+#include "sm/manager/bad_m_key_trap.h"
 #include "sm/manager/remote_sms.h"
 #include "sm/manager/requester.h"
 #include "sm/manager/sm_info_smp.h"
@@ -84,7 +85,11 @@ SubnetManager::SubnetManager(Transport& port, const Clock& clock, const SmConfig
   sa_.set_answer_listener([this](const sa::SaAnswerKind&, Micros arrived) {
     sa_latency_.observe(static_cast<double>(clock_.now() - arrived) / 1e6);
   });
-  agent_.set_trap_listener([this](const wire::Notice& n) { sa_.publish(n, clock_.now()); });
+  agent_.set_trap_listener([this](const wire::Notice& n) {
+    if (n.is_generic && n.trap_number == wire::trap_number::bad_m_key)
+      ibsm::log(log_, LogLevel::warn, Subsystem::state, "{}", describe_bad_m_key(n, subnet_.get()));
+    sa_.publish(n, clock_.now());
+  });
   agent_.set_control_handler([this](const SmControl& c) { return on_control(c); });
   agent_.set_sm_requester_check(
       [this](const MadPacket& p, std::function<void(bool)> answer) { check_requester(p, std::move(answer)); });
@@ -156,6 +161,10 @@ SweepConfig SubnetManager::sweep_config() const {
   s.subnet.subnet_timeout = config_.subnet_timeout;
   s.subnet.max_op_vls = config_.max_op_vls;
   s.subnet.head_of_queue_life = config_.head_of_queue_lifetime;
+  s.subnet.m_key = config_.m_key;
+  s.subnet.m_key_protect_bits = config_.m_key_protection_level;
+  s.subnet.m_key_lease_period = config_.m_key_lease_period;
+  s.m_key_lookup = config_.m_key_lookup;
   s.switch_life_time = config_.packet_life_time;
   s.route = route_;
   s.partitions = partitions_;
@@ -182,7 +191,7 @@ void SubnetManager::poll(Micros now) {
           log(log_, LogLevel::info, Subsystem::sweep, "the fabric answers again: heavy sweep now");
         run_heavy_sweep();
       } else if (heavy_due_ && retry_.pending()) {
-        if (retry_.poll(now, dispatcher_)) dispatcher_.poll();
+        if (retry_.poll(now, dispatcher_, config_.m_key)) dispatcher_.poll();
       } else if (!heavy_due_ && !multicast_pending_.empty()) {
         run_multicast_changes();
       } else if (!heavy_due_ && (light_due_ || (config_.sweep_interval > 0 && now >= next_light_))) {
@@ -579,7 +588,7 @@ void SubnetManager::check_requester(const MadPacket& request, std::function<void
         (infos[from->node.value][from->port].capability_mask & wire::port_cap::is_sm) != 0)
       return answer(true);
   }
-  auto probe = port_info_probe(request);
+  auto probe = port_info_probe(request, config_.m_key);
   if (!probe) return answer(false);
   RequestOptions once;
   once.retries = 0;

@@ -83,11 +83,17 @@ void SmAgent::on_request(const MadPacket& request) {
   const uint8_t method = smp->method();
   if (method == wire::method::trap) {
     ++counters_.traps;
-    sweep_requested_ = true;
-    log(log_, LogLevel::info, Subsystem::state, "trap from lid {}: heavy sweep due", request.address.lid);
     respond(request, wire::make_response(request.data));  // TrapRepress
     auto notice = wire::decode_notice(
         std::span<const uint8_t>(request.data).subspan(wire::smp_data_offset, wire::notice_size_without_gid));
+    // A bad M_Key (256) changes nothing in the fabric: it is logged (the
+    // listener), not swept for; a sweep would only send more SMPs to a port
+    // that refuses them. Every other trap asks for a heavy sweep.
+    const bool bad_m_key = notice.ok() && notice->is_generic && notice->trap_number == wire::trap_number::bad_m_key;
+    if (!bad_m_key) {
+      sweep_requested_ = true;
+      log(log_, LogLevel::info, Subsystem::state, "trap from lid {}: heavy sweep due", request.address.lid);
+    }
     if (!notice.ok()) return;
     if (notice->is_generic) ++counters_.traps_by_number[notice->trap_number];
     if (trap_listener_) trap_listener_(*notice);

@@ -68,6 +68,9 @@ struct SweepConfig {
   // too long): then it is `missing`, and the subnet is not up without it.
   // Unset: every silent node is simply left out (`unreachable`).
   std::function<bool(Guid node, PortNum port)> expects_peer;
+  // OpenSM's m_key_lookup: talk to each port with the M_Key it is known to
+  // hold (SweepState::m_keys), not only with subnet.m_key.
+  bool m_key_lookup = true;
 };
 
 struct PhaseReport {

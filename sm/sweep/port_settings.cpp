@@ -23,7 +23,8 @@ ManagedPortFields managed_fields(const wire::PortInfo& p) {
   return ManagedPortFields{p.lid.value,       p.lmc,           p.master_sm_lid.value, p.master_sm_sl,
                            p.gid_prefix,      p.subnet_timeout, p.hoq_life,          p.vl_stall_count,
                            p.neighbor_mtu,    p.operational_vls, p.partition_enforcement_inbound,
-                           p.partition_enforcement_outbound};
+                           p.partition_enforcement_outbound, p.m_key, p.m_key_protect_bits,
+                           p.m_key_lease_period};
 }
 
 std::optional<wire::PortInfo> port_info_update(const wire::PortInfo& current, const SubnetSettings& subnet,
@@ -37,6 +38,9 @@ std::optional<wire::PortInfo> port_info_update(const wire::PortInfo& current, co
     want.master_sm_sl = subnet.sm_sl;
     want.gid_prefix = subnet.subnet_prefix;
     want.subnet_timeout = subnet.subnet_timeout;
+    want.m_key = subnet.m_key;
+    want.m_key_protect_bits = subnet.m_key_protect_bits;
+    want.m_key_lease_period = subnet.m_key_lease_period;
   } else {
     want.hoq_life = subnet.head_of_queue_life;
     want.vl_stall_count = subnet.vl_stall_count;

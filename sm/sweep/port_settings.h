@@ -21,6 +21,12 @@ struct SubnetSettings {
   uint8_t max_neighbor_mtu = 5;    // 4096 bytes; the ends' common cap decides
   uint8_t head_of_queue_life = 0x12;  // switch external ports (OpenSM's head_of_queue_lifetime)
   uint8_t vl_stall_count = 7;         // switch external ports
+  // M_Key (IBA 14.2.4), OpenSM's m_key, m_key_protection_level and
+  // m_key_lease_period (seconds; 0: the lease never runs out): what every
+  // end port and switch port 0 gets (switch external ports have no M_Key).
+  uint64_t m_key = 0;
+  uint8_t m_key_protect_bits = 0;
+  uint16_t m_key_lease_period = 0;
 };
 
 // The addressing a port should end up with.
@@ -53,6 +59,9 @@ struct ManagedPortFields {
   uint8_t operational_vls = 0;
   bool partition_enforcement_inbound = false;
   bool partition_enforcement_outbound = false;
+  uint64_t m_key = 0;
+  uint8_t m_key_protect_bits = 0;
+  uint16_t m_key_lease_period = 0;
   bool operator==(const ManagedPortFields&) const = default;
 };
 

@@ -25,8 +25,9 @@ enum class SweepProblemKind : uint8_t {
   no_route_in,    // no directed route enters a port, so it cannot be configured
   port_state,     // a port did not take the state it was asked for
   partition_cap,  // a port's P_Keys (or its peer's, to enforce) exceed its capacity
+  m_key_refused,  // a port holds an M_Key the SM does not know (IBA 14.2.4): it is not configured
 };
-inline constexpr size_t kSweepProblemKinds = 8;
+inline constexpr size_t kSweepProblemKinds = 9;
 
 // "unreachable", "smp_failed", ...: metric labels and JSON.
 constexpr std::string_view sweep_problem_kind_name(SweepProblemKind kind) {
@@ -39,6 +40,7 @@ constexpr std::string_view sweep_problem_kind_name(SweepProblemKind kind) {
     case SweepProblemKind::no_route_in: return "no_route_in";
     case SweepProblemKind::port_state: return "port_state";
     case SweepProblemKind::partition_cap: return "partition_cap";
+    case SweepProblemKind::m_key_refused: return "m_key_refused";
   }
   return "unknown";
 }

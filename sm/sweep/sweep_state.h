@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mad/base/types.h"
+#include "sm/fabric/m_keys.h"
 #include "sm/fabric/multicast_tables.h"
 #include "sm/sweep/guid2lid.h"
 #include "sm/sweep/port_settings.h"
@@ -48,6 +49,9 @@ struct SweepState {
   std::unordered_map<Guid, std::unordered_map<uint8_t, std::vector<uint16_t>>> p_key_tables;
   // By node GUID, then port number (a switch's ports share one GUID).
   std::unordered_map<Guid, std::unordered_map<uint8_t, PortMemory>> ports;
+  // The M_Key each port holds as far as the SM knows (set by it, learned, or
+  // from the guid2mkey file), by port GUID; ports with key 0 are not listed.
+  Guid2MKey m_keys;
   uint64_t heavy_sweeps = 0;
 };
 
