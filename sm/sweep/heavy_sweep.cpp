@@ -309,7 +309,8 @@ class HeavySweep {
           auto send = [this, i, p, path, update = *update, guard = !external, name = port_name(node, p),
                        guid = node.node_guid] {
             smp_.set(path, wire::smp_attr::port_info, p, update, {fmt::format("PortInfo set on {}", name), guid, PortNum{p}},
-                     [this, i, p, path, guard, guid, asked = managed_fields(update)](std::span<const uint8_t> data) {
+                     [this, i, p, path, guard, guid, asked = managed_fields(update),
+                      asked_key = m_key_fields(update)](std::span<const uint8_t> data) {
                        auto pi = wire::decode_port_info(data);
                        if (!pi.ok()) return;
                        configured_info_[i][p].port_state = pi->port_state;
@@ -318,7 +319,7 @@ class HeavySweep {
                        // (ibsim forgets SubnetTimeout, GidPrefix, NeighborMTU),
                        // and the SA answers what the port holds.
                        held_info_[i][p] = *pi;
-                       state_.ports[guid][p] = PortMemory{asked, managed_fields(*pi)};
+                       state_.ports[guid][p] = PortMemory{asked, managed_fields(*pi), asked_key, m_key_fields(*pi)};
                        // Its SMPs carry the key it now holds.
                        if (guard) report_.discovery.m_keys.set(path, pi->m_key);
                      });
@@ -345,7 +346,12 @@ class HeavySweep {
     if (node == state_.ports.end()) return true;
     auto mem = node->second.find(port);
     if (mem == node->second.end()) return true;
-    return !(mem->second.asked == managed_fields(want) && mem->second.held == managed_fields(now));
+    const PortMemory& m = mem->second;
+    const bool fields = managed_fields(want) != managed_fields(now) &&
+                        !(m.asked == managed_fields(want) && m.held == managed_fields(now));
+    const bool keys = m_key_fields(want) != m_key_fields(now) &&
+                      !(m.asked_key == m_key_fields(want) && m.held_key == m_key_fields(now));
+    return fields || keys;
   }
 
   // P_Key tables (IBA 10.9, 14.2.5.7) as the partition plan wants them. A

@@ -38,6 +38,10 @@ struct SwitchMemory {
 struct PortMemory {
   ManagedPortFields asked;
   ManagedPortFields held;
+  // The same for the M_Key fields (not in the cache: after a restart they
+  // are asked for once more).
+  MKeyFields asked_key;
+  MKeyFields held_key;
 };
 
 struct SweepState {
