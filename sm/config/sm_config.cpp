@@ -219,6 +219,17 @@ constexpr ConfigKey kKeys[] = {
      true, set_number<&SmConfig::flap_quarantine_hold_s, 0, 2592000>, get_number<&SmConfig::flap_quarantine_hold_s>},
     {"sm_key", "SM_Key of this SM: SMInfo Sets and trusted SA requests (P_Key records) must carry it", false,
      set_number<&SmConfig::sm_key, 0, UINT64_MAX>, get_hex<&SmConfig::sm_key>},
+    {"m_key", "M_Key written to every end port and switch port 0 (IBA 14.2.4); SMPs to a port carry the key it "
+     "holds (0: no M_Key); from the next heavy sweep", true, set_number<&SmConfig::m_key, 0, UINT64_MAX>,
+     get_hex<&SmConfig::m_key>},
+    {"m_key_protection_level", "M_KeyProtectBits written with the M_Key: 0 SMPs without the key may read, not set; "
+     "1 they read the M_Key as 0; 2 and 3 they may neither read nor set (IBA 14.2.4.1)", true,
+     set_number<&SmConfig::m_key_protection_level, 0, 3>, get_number<&SmConfig::m_key_protection_level>},
+    {"m_key_lease_period", "seconds a port waits, after an SMP with a wrong M_Key, for one with the right key "
+     "before it drops its protection to level 0 (IBA 14.2.4.2); 0: never", true,
+     set_number<&SmConfig::m_key_lease_period, 0, 65535>, get_number<&SmConfig::m_key_lease_period>},
+    {"m_key_lookup", "talk to each port with the M_Key it is known to hold (guid2mkey in the cache dir), else "
+     "only with m_key", true, set_bool<&SmConfig::m_key_lookup>, get_bool<&SmConfig::m_key_lookup>},
     {"subnet_prefix", "subnet prefix (upper 64 bits of every port GID) written to every port", false,
      set_number<&SmConfig::subnet_prefix, 0, UINT64_MAX>, get_hex<&SmConfig::subnet_prefix>},
     {"subnet_timeout", "PortInfo:SubnetTimeout of every port, 4.096 us * 2^value (0-31); from the next heavy sweep",
@@ -250,8 +261,9 @@ constexpr ConfigKey kKeys[] = {
      set_string<&SmConfig::log_file>, get_string<&SmConfig::log_file>},
     {"log_level", "log verbosity: 0 error, 1 warn, 2 info, 3 debug, 4 trace", true,
      set_number<&SmConfig::log_level, 0, 4>, get_number<&SmConfig::log_level>},
-    {"cache_dir", "folder for the guid2lid and switch-table caches, read at start and written after each sweep, and the SA's "
-     "registrations (services, subscriptions, multicast groups), restored at start and saved as they change",
+    {"cache_dir", "folder for the guid2lid, guid2mkey and switch-table caches, read at start and written after each "
+     "sweep, and the SA's registrations (services, subscriptions, multicast groups), restored at start and saved as "
+     "they change",
      false, set_string<&SmConfig::cache_dir>, get_string<&SmConfig::cache_dir>},
     {"dump_files_dir", "write OpenSM-format dump files (subnet.lst, fdbs, mcfdbs) here after each sweep; empty: "
      "none", true, set_string<&SmConfig::dump_files_dir>, get_string<&SmConfig::dump_files_dir>},

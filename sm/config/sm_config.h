@@ -56,6 +56,14 @@ struct SmConfig {
   uint32_t flap_quarantine_window_s = 60;
   uint32_t flap_quarantine_hold_s = 600;
   uint64_t sm_key = 1;             // sm_key (OpenSM's default: `saquery --smkey 1` is trusted)
+  // M_Key (IBA 14.2.4), OpenSM's keys and defaults: the key every end port
+  // and switch port 0 gets (0: none), its protection level (0-3), its lease
+  // in seconds (0: never runs out), and whether ports are talked to with the
+  // key they are known to hold (guid2mkey in the cache dir).
+  uint64_t m_key = 0;
+  uint8_t m_key_protection_level = 0;
+  uint16_t m_key_lease_period = 0;
+  bool m_key_lookup = true;
   uint64_t subnet_prefix = 0xfe80000000000000ULL;  // subnet_prefix
   uint8_t subnet_timeout = 18;     // subnet_timeout
   uint8_t packet_life_time = 0x12; // packet_life_time (SwitchInfo LifeTimeValue)

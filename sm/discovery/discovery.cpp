@@ -50,13 +50,18 @@ class Walker {
  private:
   using Handler = std::function<void(std::span<const uint8_t> data)>;
 
-  // Sends a Get along `path`; calls `on_data` with the SMP data of a good
-  // answer, records a problem otherwise.
-  void get(const DrPath& path, uint16_t attr, uint32_t mod, PortRef via, Handler on_data) {
+  // Sends a Get along `path` with `m_key` (by default the path's key);
+  // calls `on_data` with the SMP data of a good answer, records a problem
+  // otherwise, or, when there is no answer at all and `on_silent` is set,
+  // calls that instead.
+  void get(const DrPath& path, uint16_t attr, uint32_t mod, PortRef via, Handler on_data,
+           std::optional<uint64_t> m_key = std::nullopt, std::function<void()> on_silent = {}) {
     MadPacket p;
-    p.data = wire::build_dr_smp(wire::method::get, attr, mod, 0, path);
-    d_.submit(p, [this, path, attr, via, on_data = std::move(on_data)](Result<MadPacket> r) {
+    p.data = wire::build_dr_smp(wire::method::get, attr, mod, 0, path, {},
+                                m_key ? *m_key : r_.m_keys.key(path).value_or(0));
+    d_.submit(p, [this, path, attr, via, on_data = std::move(on_data), on_silent = std::move(on_silent)](Result<MadPacket> r) {
       if (!r.ok()) {
+        if (on_silent) return on_silent();
         problem(path, via, fmt::format("no answer to {} ({})", attr_name(attr), r.status().message()));
         return;
       }
@@ -83,8 +88,9 @@ class Walker {
     }
   }
 
-  void problem(const DrPath& path, PortRef via, std::string what) {
+  void problem(const DrPath& path, PortRef via, std::string what, bool m_key_refused = false) {
     DiscoveryProblem p;
+    p.m_key_refused = m_key_refused;
     p.path = path;
     if (via.node.valid()) {
       p.via_node = r_.fabric.node(via.node).node_guid;
@@ -96,16 +102,51 @@ class Walker {
     r_.problems.push_back(std::move(p));
   }
 
-  // NodeInfo on `path`, reached through `via` (invalid for the local node).
-  void probe(const DrPath& path, PortRef via) {
-    get(path, wire::smp_attr::node_info, 0, via, [this, path, via](std::span<const uint8_t> data) {
+  // NodeInfo on `path`, reached through `via` (invalid for the local node),
+  // with the `candidate`th M_Key to try; after no answer, the next one.
+  void probe(const DrPath& path, PortRef via, size_t candidate = 0) {
+    const std::vector<uint64_t>& keys = options_.m_key_candidates;
+    const uint64_t key = candidate < keys.size() ? keys[candidate] : 0;
+    std::function<void()> try_next;
+    if (candidate + 1 < keys.size()) try_next = [this, path, via, candidate] { probe(path, via, candidate + 1); };
+    get(path, wire::smp_attr::node_info, 0, via, [this, path, via, key](std::span<const uint8_t> data) {
       auto ni = wire::decode_node_info(data);
       if (!ni.ok()) {
         problem(path, via, "bad NodeInfo: " + ni.status().message());
         return;
       }
+      // From now on the path's SMPs carry the key the port is known to
+      // hold, else the one it answered.
+      uint64_t use = key;
+      if (options_.known_m_keys) {
+        auto known = options_.known_m_keys->find(ni->port_guid);
+        if (known != options_.known_m_keys->end()) use = known->second;
+      }
+      r_.m_keys.set(path, use);
       on_node_info(path, via, *ni);
-    });
+    }, key, std::move(try_next));
+  }
+
+  // PortInfo of the port that guards `path` (a switch's port 0, the CA port
+  // the path enters) tells whether its M_Key is the one sent (IBA 14.2.4.1):
+  // level 0 shows the key whatever was sent (learned), level 1 hides it
+  // from a wrong key (M_Key reads 0: refused), level 2 and 3 would not have
+  // answered. A key that reads 0 at level 0 means the port has none. (A
+  // port with M_Key 0 and protection bits set reads the same as one that
+  // hides its key: it is taken as refused, and reported.)
+  void check_m_key(const DrPath& path, PortRef via, const wire::PortInfo& pi) {
+    const uint64_t sent = r_.m_keys.key(path).value_or(0);
+    if (pi.m_key == sent) return;
+    if (pi.m_key_protect_bits == 0) {
+      r_.m_keys.set(path, pi.m_key);
+      return;
+    }
+    if (pi.m_key != 0) return;  // cannot be: a matching key reads back itself
+    r_.m_keys.refuse(path);
+    problem(path, via,
+            fmt::format("m_key refused: the port hides its M_Key from 0x{:016x} (protection level {})", sent,
+                        pi.m_key_protect_bits),
+            true);
   }
 
   void on_node_info(const DrPath& path, PortRef via, const wire::NodeInfo& ni) {
@@ -185,6 +226,7 @@ class Walker {
       auto pi = wire::decode_port_info(data);
       if (!pi.ok()) return;
       store_port(idx, port, *pi);
+      check_m_key(path, PortRef{idx, port}, *pi);
       // The local CA's port leads out into the fabric.
       if (path.hops() == 0 && pi->port_state != PortState::down && !r_.fabric.node(idx).port(port).connected())
         probe(path.extended(port), PortRef{idx, port});
@@ -196,6 +238,7 @@ class Walker {
       auto pi = wire::decode_port_info(data);
       if (!pi.ok()) return;
       store_port(idx, port, *pi);
+      if (port == 0) check_m_key(path, PortRef{idx, 0}, *pi);
       if (port == 0 || port == entry || pi->port_state == PortState::down) return;
       if (r_.fabric.node(idx).port(port).connected()) return;  // the far side found us first
       if (path.full()) {

@@ -14,6 +14,7 @@
 #include "mad/wire/port_info.h"
 #include "mad/wire/switch_info.h"
 #include "sm/fabric/fabric.h"
+#include "sm/fabric/m_keys.h"
 
 namespace ibsm {
 
@@ -22,6 +23,13 @@ struct DiscoveryOptions {
   bool query_switch_info = false;
   // Keep every PortInfo read whole, so a sweep can write back only what differs.
   bool keep_port_info = false;
+  // M_Keys (IBA 14.2.4). A path whose node is not known yet gets NodeInfo
+  // with each of `m_key_candidates` in turn, the next after no answer (a
+  // port at protection level 2 or 3 drops a Get with the wrong key); empty:
+  // 0 only. Once NodeInfo names the port, the key `known_m_keys` lists for
+  // it is used, else the one that was answered.
+  std::vector<uint64_t> m_key_candidates;
+  const Guid2MKey* known_m_keys = nullptr;
 };
 
 // What went wrong at one place of the fabric.
@@ -30,6 +38,9 @@ struct DiscoveryProblem {
   Guid via_node;      // the node whose port leads there (zero for the local node)
   uint8_t via_port = 0;
   std::string what;   // "no answer to NodeInfo", "PortInfo: ..."
+  // The port answered a Get but hides its M_Key from ours (protection level
+  // 1): the SM does not hold its key, and a Set would be refused.
+  bool m_key_refused = false;
 };
 
 struct DiscoveryResult {
@@ -43,6 +54,10 @@ struct DiscoveryResult {
   NodeIndex local_node;
   uint8_t local_port = 0;
   std::vector<DiscoveryProblem> problems;
+  // The M_Key of each path's port as discovery found it (the key answered,
+  // or the one a port at protection level 0 shows), refused paths marked:
+  // what the sweep's SMPs carry. Empty when no port holds a key.
+  MKeyPaths m_keys;
   uint64_t smps_sent = 0;    // including retries
   uint64_t smps_timed_out = 0;
 };

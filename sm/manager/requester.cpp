@@ -37,7 +37,7 @@ std::optional<PortRef> requester_port(const DiscoveryResult& discovery, const Ma
   return from;
 }
 
-std::optional<MadPacket> port_info_probe(const MadPacket& request) {
+std::optional<MadPacket> port_info_probe(const MadPacket& request, uint64_t m_key) {
   auto smp = wire::parse_smp(request.data);
   if (!smp.ok()) return std::nullopt;
   MadPacket probe;
@@ -46,9 +46,9 @@ std::optional<MadPacket> port_info_probe(const MadPacket& request) {
     if (back.hops() == 0) return std::nullopt;  // from our own port
     DrPath there;
     for (int hop = back.hops(); hop >= 1; --hop) there = there.extended(back.port(hop));
-    probe.data = wire::build_dr_smp(wire::method::get, wire::smp_attr::port_info, 0, 0, there);
+    probe.data = wire::build_dr_smp(wire::method::get, wire::smp_attr::port_info, 0, 0, there, {}, m_key);
   } else {
-    probe.data = wire::build_lid_smp(wire::method::get, wire::smp_attr::port_info, 0, 0);
+    probe.data = wire::build_lid_smp(wire::method::get, wire::smp_attr::port_info, 0, 0, {}, m_key);
     probe.address.lid = request.address.lid;
   }
   return probe;

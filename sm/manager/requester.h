@@ -19,6 +19,8 @@ std::optional<PortRef> requester_port(const DiscoveryResult& discovery, const Ma
 // A PortInfo Get to the port `request` came from, over the reverse of its
 // directed route or LID-routed to its source LID; nullopt for a request
 // from our own port or one that is no SMP.
-std::optional<MadPacket> port_info_probe(const MadPacket& request);
+// It carries `m_key` (a port at M_Key protection level 2 or 3 answers no Get
+// without its key).
+std::optional<MadPacket> port_info_probe(const MadPacket& request, uint64_t m_key = 0);
 
 }  // namespace ibsm

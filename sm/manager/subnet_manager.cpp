@@ -11,6 +11,7 @@
 #include "sa/client.h"
 #include "sa/snapshot.h"
 #include "sm/config/config_reload.h"
+#include "sm/manager/bad_m_key_trap.h"
 #include "sm/manager/remote_sms.h"
 #include "sm/manager/requester.h"
 #include "sm/manager/sm_info_smp.h"
@@ -96,6 +97,8 @@ SubnetManager::SubnetManager(Transport& port, const Clock& clock, const SmConfig
   });
   agent_.set_trap_listener([this](const wire::Notice& n) {
     note_trap(n);
+    if (n.is_generic && n.trap_number == wire::trap_number::bad_m_key)
+      ibsm::log(log_, LogLevel::warn, Subsystem::state, "{}", describe_bad_m_key(n, subnet_.get()));
     sa_.publish(n, clock_.now());
   });
   agent_.set_trap_filter([this](const MadPacket& p, const wire::Notice& n) { return filter_trap(p, n); });
@@ -171,6 +174,10 @@ SweepConfig SubnetManager::sweep_config() const {
   s.subnet.subnet_timeout = config_.subnet_timeout;
   s.subnet.max_op_vls = config_.max_op_vls;
   s.subnet.head_of_queue_life = config_.head_of_queue_lifetime;
+  s.subnet.m_key = config_.m_key;
+  s.subnet.m_key_protect_bits = config_.m_key_protection_level;
+  s.subnet.m_key_lease_period = config_.m_key_lease_period;
+  s.m_key_lookup = config_.m_key_lookup;
   s.switch_life_time = config_.packet_life_time;
   s.route = route_;
   s.partitions = partitions_;
@@ -201,7 +208,7 @@ void SubnetManager::poll(Micros now) {
           log(log_, LogLevel::info, Subsystem::sweep, "the fabric answers again: heavy sweep now");
         run_heavy_sweep();
       } else if (heavy_due_ && retry_.pending()) {
-        if (retry_.poll(now, dispatcher_)) dispatcher_.poll();
+        if (retry_.poll(now, dispatcher_, config_.m_key)) dispatcher_.poll();
       } else if (!heavy_due_ && !incremental_.empty()) {
         run_incremental_sweep();
       } else if (!heavy_due_ && !multicast_pending_.empty()) {
@@ -610,7 +617,7 @@ void SubnetManager::check_requester(const MadPacket& request, std::function<void
         (infos[from->node.value][from->port].capability_mask & wire::port_cap::is_sm) != 0)
       return answer(true);
   }
-  auto probe = port_info_probe(request);
+  auto probe = port_info_probe(request, config_.m_key);
   if (!probe) return answer(false);
   RequestOptions once;
   once.retries = 0;

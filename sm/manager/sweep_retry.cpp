@@ -44,7 +44,7 @@ Micros SweepRetry::next_deadline() const {
   return std::min(retry_at_, next_probe_);
 }
 
-bool SweepRetry::poll(Micros now, MadDispatcher& dispatcher) {
+bool SweepRetry::poll(Micros now, MadDispatcher& dispatcher, uint64_t m_key) {
   if (!pending_ || thawed_ || now < next_probe_ || now >= retry_at_ || !probes_) return false;
   next_probe_ = now + kProbeInterval;
   bool sent = false;
@@ -53,7 +53,7 @@ bool SweepRetry::poll(Micros now, MadDispatcher& dispatcher) {
     if (probe.in_flight) continue;
     probe.in_flight = true;
     MadPacket p;
-    p.data = wire::build_dr_smp(wire::method::get, wire::smp_attr::node_info, 0, 0, probe.path, {});
+    p.data = wire::build_dr_smp(wire::method::get, wire::smp_attr::node_info, 0, 0, probe.path, {}, m_key);
     std::weak_ptr<std::vector<Probe>> weak = probes_;
     dispatcher.submit(
         p,

@@ -47,7 +47,9 @@ class SweepRetry {
   // When poll() next has something to do (a retry or a probe round).
   Micros next_deadline() const;
   // Sends the probe round that is due; returns whether it submitted any MAD.
-  bool poll(Micros now, MadDispatcher& dispatcher);
+  // The probes carry `m_key` (the configured one: a port at M_Key
+  // protection level 2 or 3 answers no Get without its key, IBA 14.2.4.1).
+  bool poll(Micros now, MadDispatcher& dispatcher, uint64_t m_key = 0);
 
   uint32_t failures() const { return failures_; }  // in a row
   uint64_t thaws() const { return thaws_; }        // retries a probe brought forward

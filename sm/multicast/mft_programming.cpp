@@ -10,6 +10,7 @@
 #include "mad/wire/port_info.h"
 #include "mad/wire/smp.h"
 #include "mad/wire/switch_info.h"
+#include "sm/sweep/m_key_paths.h"
 #include "sm/sweep/smp_issuer.h"
 
 namespace ibsm {
@@ -73,7 +74,9 @@ class MftProgrammer {
       : state_(state), subnet_(subnet), want_(want), log_(log), options_(options),
         smp_(d, [this](const SmpSubject& what, const DrPath& path, const SmpFailure& failure) {
           problem(fmt::format("{} (dr path {}): {}", what.text(), path, failure.why));
-        }) {}
+        }) {
+    smp_.set_m_keys(&m_keys_);
+  }
 
   MftProgramming run() {
     for (Lid mlid : options_.only_mlids)
@@ -280,6 +283,7 @@ class MftProgrammer {
   const MulticastTables& want_;
   LogSink& log_;
   const MftProgramOptions& options_;
+  MKeyPaths m_keys_ = m_key_paths(subnet_);  // its SMPs carry the keys the switches hold (IBA 14.2.4)
   SmpIssuer smp_;
   MftProgramming r_;
   std::vector<Target> targets_;

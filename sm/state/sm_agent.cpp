@@ -92,7 +92,12 @@ void SmAgent::on_request(const MadPacket& request) {
       return;
     }
     if (notice->is_generic) ++counters_.traps_by_number[notice->trap_number];
-    const TrapOutcome outcome = trap_filter_ ? trap_filter_(request, *notice) : TrapOutcome{};
+    // A bad M_Key (256) changes nothing in the fabric: it is logged (the
+    // listener), not swept for; a sweep would only send more SMPs to a port
+    // that refuses them.
+    const bool bad_m_key = notice->is_generic && notice->trap_number == wire::trap_number::bad_m_key;
+    TrapOutcome outcome = trap_filter_ ? trap_filter_(request, *notice) : TrapOutcome{};
+    if (bad_m_key) outcome.sweep = false;
     if (outcome.sweep) ++sweep_requests_;
     if (outcome.log)
       log(log_, LogLevel::info, Subsystem::state, "trap {} from lid {}: {}", notice->trap_number, request.address.lid,

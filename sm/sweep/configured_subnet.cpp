@@ -76,6 +76,9 @@ void apply_managed(wire::PortInfo& held, const wire::PortInfo& written) {
   held.vl_high_limit = written.vl_high_limit;
   held.partition_enforcement_inbound = written.partition_enforcement_inbound;
   held.partition_enforcement_outbound = written.partition_enforcement_outbound;
+  held.m_key = written.m_key;
+  held.m_key_protect_bits = written.m_key_protect_bits;
+  held.m_key_lease_period = written.m_key_lease_period;
 }
 
 wire::SwitchInfo programmed_switch_info(wire::SwitchInfo si, uint16_t linear_fdb_top, uint8_t life_time) {

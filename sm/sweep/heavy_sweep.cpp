@@ -76,6 +76,7 @@ class HeavySweep {
     phase("arm ports", [&] { change_states(PortState::init, PortState::armed); });
     phase("activate ports", [&] { change_states(PortState::armed, PortState::active); });
 
+    remember_m_keys();
     report_.subnet_up = std::none_of(report_.problems.begin(), report_.problems.end(),
                                      [](const SweepProblem& p) { return p.blocks_subnet_up(); });
     ++state_.heavy_sweeps;
@@ -98,18 +99,48 @@ class HeavySweep {
     DiscoveryOptions o;
     o.query_switch_info = true;
     o.keep_port_info = true;
+    // Ports whose key is not known yet: the configured key first, then the
+    // others ports were last known to hold (OpenSM's m_key_lookup).
+    o.m_key_candidates = m_key_candidates(config_.subnet.m_key, config_.m_key_lookup ? state_.m_keys : Guid2MKey{});
+    if (config_.m_key_lookup) o.known_m_keys = &state_.m_keys;
     report_.discovery = discover_fabric(d_, o, log_);
+    smp_.set_m_keys(&report_.discovery.m_keys);
     map_discovery_problems();
   }
 
   void map_discovery_problems() {
     for (const auto& p : report_.discovery.problems)
-      report_.problems.push_back({config_.expects_peer && config_.expects_peer(p.via_node, PortNum{p.via_port})
+      report_.problems.push_back({p.m_key_refused ? SweepProblemKind::m_key_refused
+                                  : config_.expects_peer && config_.expects_peer(p.via_node, PortNum{p.via_port})
                                       ? SweepProblemKind::missing
                                       : SweepProblemKind::unreachable,
                                   p.via_node,
                                   p.via_node.is_zero() ? std::nullopt : std::optional<PortNum>(PortNum{p.via_port}),
                                   fmt::format("dr path {}: {}", p.path, p.what), p.path});
+  }
+
+  // The key each port holds after the sweep is the one the next sweep (and,
+  // through the cache's guid2mkey, the next run) talks to it with. A port
+  // that refused keeps what was known of it.
+  void remember_m_keys() {
+    const Fabric& f = found();
+    for (uint32_t i = 0; i < f.node_count(); ++i) {
+      const Node& node = f.node(NodeIndex{i});
+      const uint8_t first = node.is_switch() ? 0 : 1;
+      const uint8_t last = node.is_switch() ? 0 : node.num_ports;
+      for (uint8_t p = first; p <= last; ++p) {
+        if (held_info_[i].size() <= p || held_info_[i][p].port_state == PortState::no_change) continue;
+        std::optional<DrPath> path = path_into(NodeIndex{i}, p);
+        if (!path || report_.discovery.m_keys.refused(*path)) continue;
+        const Guid guid = node.port(p).guid;
+        const uint64_t key = held_info_[i][p].m_key;
+        if (key == 0) {
+          state_.m_keys.erase(guid);
+        } else {
+          state_.m_keys[guid] = key;
+        }
+      }
+    }
   }
 
   // Logged at once, and kept in the report.
@@ -289,6 +320,7 @@ class HeavySweep {
   // PortInfo (LID, LMC, SM LID, prefix, MTU, VLs) where it differs, and the
   // default partition on CA ports.
   void program_ports() {
+    std::vector<std::function<void()>> key_changes;
     SubnetSettings subnet = config_.subnet;
     subnet.sm_lid = report_.sm_lid;
     const Fabric& f = found();
@@ -309,6 +341,7 @@ class HeavySweep {
           continue;
         }
         const DrPath& path = *reach;
+        if (report_.discovery.m_keys.refused(path)) continue;  // reported by discovery
         const Port& target = configured_.node(n).port(p);
         auto update = port_info_update(current(n, p), subnet, PortAddress{target.base_lid, target.lmc},
                                        p == 0 ? std::nullopt : peer_of(n, p), external,
@@ -330,23 +363,38 @@ class HeavySweep {
           }
           // What the port holds if no answer tells: what we asked of it.
           apply_managed(held_info_[i][p], *update);
-          smp_.set(path, wire::smp_attr::port_info, p, *update,
-                   SmpSubject::lazy(node.is_switch() ? "PortInfo set on switch {1} port {0}" : "PortInfo set on ca {1} port {0}",
-                                    p, node.node_guid, PortNum{p}),
-                   [this, i, p, guid = node.node_guid, asked = managed_fields(*update)](std::span<const uint8_t> data) {
-                     auto pi = wire::decode_port_info(data);
-                     if (!pi.ok()) return;
-                     configured_info_[i][p].port_state = pi->port_state;
-                     // The GetResp of a Set carries the attribute as the port
-                     // now holds it (IBA 13.4.5, Set): it keeps only what it can
-                     // (ibsim forgets SubnetTimeout, GidPrefix, NeighborMTU),
-                     // and the SA answers what the port holds.
-                     held_info_[i][p] = *pi;
-                     state_.ports[guid][p] = PortMemory{asked, managed_fields(*pi)};
-                   });
+          auto send = [this, i, p, path, update = *update, guard = !external, is_switch = node.is_switch(),
+                       guid = node.node_guid] {
+            smp_.set(path, wire::smp_attr::port_info, p, update,
+                     SmpSubject::lazy(is_switch ? "PortInfo set on switch {1} port {0}" : "PortInfo set on ca {1} port {0}",
+                                      p, guid, PortNum{p}),
+                     [this, i, p, path, guard, guid, asked = managed_fields(update),
+                      asked_key = m_key_fields(update)](std::span<const uint8_t> data) {
+                       auto pi = wire::decode_port_info(data);
+                       if (!pi.ok()) return;
+                       configured_info_[i][p].port_state = pi->port_state;
+                       // The GetResp of a Set carries the attribute as the port
+                       // now holds it (IBA 13.4.5, Set): it keeps only what it can
+                       // (ibsim forgets SubnetTimeout, GidPrefix, NeighborMTU),
+                       // and the SA answers what the port holds.
+                       held_info_[i][p] = *pi;
+                       state_.ports[guid][p] = PortMemory{asked, managed_fields(*pi), asked_key, m_key_fields(*pi)};
+                       // Its SMPs carry the key it now holds.
+                       if (guard) report_.discovery.m_keys.set(path, pi->m_key);
+                     });
+          };
+          // A Set that gives the port a new M_Key goes after every other SMP
+          // to it, which still carry the old key.
+          if (!external && update->m_key != current(n, p).m_key) {
+            key_changes.push_back(std::move(send));
+          } else {
+            send();
+          }
         }
       }
     }
+    smp_.run();
+    for (auto& send : key_changes) send();
     smp_.run();
   }
 
@@ -380,7 +428,12 @@ class HeavySweep {
     if (node == state_.ports.end()) return true;
     auto mem = node->second.find(port);
     if (mem == node->second.end()) return true;
-    return !(mem->second.asked == managed_fields(want) && mem->second.held == managed_fields(now));
+    const PortMemory& m = mem->second;
+    const bool fields = managed_fields(want) != managed_fields(now) &&
+                        !(m.asked == managed_fields(want) && m.held == managed_fields(now));
+    const bool keys = m_key_fields(want) != m_key_fields(now) &&
+                      !(m.asked_key == m_key_fields(want) && m.held_key == m_key_fields(now));
+    return fields || keys;
   }
 
   // P_Key tables (IBA 10.9, 14.2.5.7) as the partition plan wants them. A

@@ -83,6 +83,9 @@ struct SweepConfig {
   // The last subnet that was up: a `missing` node is routed as it was seen
   // there (sm/sweep/missing_nodes.h). Null: a missing node has no routes.
   std::shared_ptr<const SubnetSnapshot> last_seen;
+  // OpenSM's m_key_lookup: talk to each port with the M_Key it is known to
+  // hold (SweepState::m_keys), not only with subnet.m_key.
+  bool m_key_lookup = true;
 };
 
 struct PhaseReport {

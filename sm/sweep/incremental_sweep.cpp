@@ -37,7 +37,7 @@ class RegionRediscovery {
       : d_(d), in_(in), log_(log),
         smp_(d, [this](const SmpSubject& what, const DrPath& path, const SmpFailure& failure) {
           failed_.insert(what.node);
-          last_failure_ = fmt::format("{} (dr path {}): {}", what.text, path, failure.why);
+          last_failure_ = fmt::format("{} (dr path {}): {}", what.text(), path, failure.why);
         }) {}
 
   Result<DiscoveryResult> run() {

@@ -5,6 +5,7 @@
 #include "mad/wire/port_info.h"
 #include "mad/wire/smp.h"
 #include "mad/wire/switch_info.h"
+#include "sm/sweep/m_key_paths.h"
 #include "sm/sweep/smp_issuer.h"
 
 namespace ibsm {
@@ -17,7 +18,9 @@ class LightSweep {
         smp_(d, [this](const SmpSubject& what, const DrPath&, const SmpFailure& failure) {
           changed(what.text() + (failure.answered ? " answered with an error" : " does not answer: " + failure.why),
                   watching_switch(what));
-        }) {}
+        }) {
+    smp_.set_m_keys(&m_keys_);
+  }
 
   LightSweepResult run() {
     const Fabric& f = last_.fabric;
@@ -116,6 +119,7 @@ class LightSweep {
   const SubnetSnapshot& last_;
   LogSink& log_;
   LightSweepResult result_;
+  MKeyPaths m_keys_ = m_key_paths(last_);  // its Gets carry the keys the ports hold (IBA 14.2.4)
   SmpIssuer smp_;
 };
 

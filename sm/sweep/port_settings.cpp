@@ -26,6 +26,10 @@ ManagedPortFields managed_fields(const wire::PortInfo& p) {
                            p.partition_enforcement_outbound, p.vl_high_limit};
 }
 
+MKeyFields m_key_fields(const wire::PortInfo& p) {
+  return MKeyFields{p.m_key, p.m_key_protect_bits, p.m_key_lease_period};
+}
+
 std::optional<wire::PortInfo> port_info_update(const wire::PortInfo& current, const SubnetSettings& subnet,
                                                const PortAddress& address, std::optional<PeerCaps> peer,
                                                bool is_switch_external, std::optional<PortEnforcement> enforcement,
@@ -39,6 +43,15 @@ std::optional<wire::PortInfo> port_info_update(const wire::PortInfo& current, co
     want.master_sm_sl = subnet.sm_sl;
     want.gid_prefix = subnet.subnet_prefix;
     want.subnet_timeout = subnet.subnet_timeout;
+    // The M_Key fields when the subnet has a key, or the port holds one
+    // (cleared when m_key is 0). Otherwise they are left as the port has
+    // them: an SMA that keeps none (ibsim reads lease 4089 whatever is
+    // written) is not rewritten for them at every start.
+    if (subnet.m_key != 0 || current.m_key != 0 || current.m_key_protect_bits != 0) {
+      want.m_key = subnet.m_key;
+      want.m_key_protect_bits = subnet.m_key_protect_bits;
+      want.m_key_lease_period = subnet.m_key_lease_period;
+    }
   } else {
     want.hoq_life = subnet.head_of_queue_life;
     want.vl_stall_count = subnet.vl_stall_count;
@@ -54,7 +67,11 @@ std::optional<wire::PortInfo> port_info_update(const wire::PortInfo& current, co
     if (mtu) want.neighbor_mtu = mtu;
     if (vls) want.operational_vls = vls;
   }
-  if (managed_fields(want) == managed_fields(current)) return std::nullopt;
+  // The M_Key fields are compared here, not remembered with the others
+  // (the cache does not hold keys): an SMA that keeps none of them is set
+  // again only when the managed fields are worth it (heavy_sweep's memory).
+  if (managed_fields(want) == managed_fields(current) && m_key_fields(want) == m_key_fields(current))
+    return std::nullopt;
   leave_link_alone(want);
   return want;
 }

@@ -21,6 +21,13 @@ struct SubnetSettings {
   uint8_t max_neighbor_mtu = 5;    // 4096 bytes; the ends' common cap decides
   uint8_t head_of_queue_life = 0x12;  // switch external ports (OpenSM's head_of_queue_lifetime)
   uint8_t vl_stall_count = 7;         // switch external ports
+  // M_Key (IBA 14.2.4), OpenSM's m_key, m_key_protection_level and
+  // m_key_lease_period (seconds; 0: the lease never runs out): what every
+  // end port and switch port 0 gets (switch external ports have no M_Key),
+  // when m_key is not 0 or the port holds a key.
+  uint64_t m_key = 0;
+  uint8_t m_key_protect_bits = 0;
+  uint16_t m_key_lease_period = 0;
 };
 
 // The addressing a port should end up with.
@@ -67,6 +74,16 @@ struct PortEnforcement {
   bool operator==(const PortEnforcement&) const = default;
 };
 ManagedPortFields managed_fields(const wire::PortInfo& info);
+
+// The M_Key fields the SM manages (IBA 14.2.4), kept apart from the others:
+// the cache does not hold keys.
+struct MKeyFields {
+  uint64_t m_key = 0;
+  uint8_t protect_bits = 0;
+  uint16_t lease_period = 0;
+  bool operator==(const MKeyFields&) const = default;
+};
+MKeyFields m_key_fields(const wire::PortInfo& info);
 
 // The PortInfo to Set so `current` ends up configured for the subnet, or
 // nullopt when it already is. `is_switch_port0` for a switch's management port,

@@ -11,8 +11,13 @@ std::string SmpSubject::text() const {
 
 void SmpIssuer::send(uint8_t method, const DrPath& path, uint16_t attr_id, uint32_t mod,
                      std::span<const uint8_t> payload, SmpSubject what, OnData ok, OnFailed failed) {
+  const std::optional<uint64_t> m_key = m_keys_ ? m_keys_->key(path) : uint64_t{0};
+  if (!m_key) {
+    if (failed) failed();
+    return;
+  }
   MadPacket p;
-  p.data = wire::build_dr_smp(method, attr_id, mod, 0, path, payload);
+  p.data = wire::build_dr_smp(method, attr_id, mod, 0, path, payload, *m_key);
   d_.submit(p, [this, what = std::move(what), ok = std::move(ok), failed = std::move(failed), path](Result<MadPacket> r) {
     auto fail = [&](SmpFailure f) {
       on_failure_(what, path, f);

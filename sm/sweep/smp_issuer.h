@@ -15,6 +15,7 @@
 #include "mad/dispatcher.h"
 #include "mad/wire/constants.h"
 #include "mad/wire/smp.h"
+#include "sm/fabric/m_keys.h"
 
 namespace ibsm {
 
@@ -64,6 +65,11 @@ class SmpIssuer {
 
   // Attempts and timeout for the SMPs sent from now on (the dispatcher's by default).
   void set_request_options(RequestOptions options) { options_ = options; }
+  // The M_Key every SMP carries, by its path (IBA 14.2.4; sm/fabric/m_keys.h).
+  // An SMP to a path refused there is not sent at all: its OnFailed runs, the
+  // failure handler does not (the refusal is reported once, where it was
+  // found). Null: every SMP carries 0. `keys` must outlive the sends.
+  void set_m_keys(const MKeyPaths* keys) { m_keys_ = keys; }
 
   template <typename Attr>
   void set(const DrPath& path, uint16_t attr_id, uint32_t mod, const Attr& value, SmpSubject what, OnData ok = {},
@@ -97,6 +103,7 @@ class SmpIssuer {
   OnFailure on_failure_;
   RequestOptions options_;
   size_t queue_limit_ = 0;
+  const MKeyPaths* m_keys_ = nullptr;
 };
 
 }  // namespace ibsm

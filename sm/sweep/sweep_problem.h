@@ -27,9 +27,10 @@ enum class SweepProblemKind : uint8_t {
   partition_cap,  // a port's P_Keys (or its peer's, to enforce) exceed its capacity
   quarantined,    // a port whose link flapped too often, held down by the SM until released
   vl_cap,         // the routing maps an SL to a VL the port does not run
+  m_key_refused,  // a port holds an M_Key the SM does not know (IBA 14.2.4): it is not configured
 };
 // The number of kinds: keep it naming the last one.
-inline constexpr size_t kSweepProblemKinds = static_cast<size_t>(SweepProblemKind::vl_cap) + 1;
+inline constexpr size_t kSweepProblemKinds = static_cast<size_t>(SweepProblemKind::m_key_refused) + 1;
 
 // "unreachable", "smp_failed", ...: metric labels and JSON.
 constexpr std::string_view sweep_problem_kind_name(SweepProblemKind kind) {
@@ -44,6 +45,7 @@ constexpr std::string_view sweep_problem_kind_name(SweepProblemKind kind) {
     case SweepProblemKind::partition_cap: return "partition_cap";
     case SweepProblemKind::quarantined: return "quarantined";
     case SweepProblemKind::vl_cap: return "vl_cap";
+    case SweepProblemKind::m_key_refused: return "m_key_refused";
   }
   return "unknown";
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mad/base/types.h"
+#include "sm/fabric/m_keys.h"
 #include "sm/fabric/multicast_tables.h"
 #include "sm/sweep/guid2lid.h"
 #include "sm/sweep/port_settings.h"
@@ -38,6 +39,10 @@ struct SwitchMemory {
 struct PortMemory {
   ManagedPortFields asked;
   ManagedPortFields held;
+  // The same for the M_Key fields (not in the cache: after a restart they
+  // are asked for once more).
+  MKeyFields asked_key;
+  MKeyFields held_key;
 };
 
 struct SweepState {
@@ -53,6 +58,9 @@ struct SweepState {
   VlTablesMemoryMap vl_tables;
   // The policy's SLs yield to an engine's (sa/qos_paths.h): said once.
   bool warned_policy_sl_ignored = false;
+  // The M_Key each port holds as far as the SM knows (set by it, learned, or
+  // from the guid2mkey file), by port GUID; ports with key 0 are not listed.
+  Guid2MKey m_keys;
   uint64_t heavy_sweeps = 0;
 };
 

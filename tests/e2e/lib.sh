@@ -81,7 +81,9 @@ client() { LD_PRELOAD="$UMAD2SIM" "$@"; }
 sm_daemon_start() {
   local host=$1; shift
   # Its own control socket, in the scratch folder (not /run/ibsm): tests run side by side.
-  SIM_HOST=$host LD_PRELOAD="$UMAD2SIM" "$IBSM" run -f daemon.log -v --cache-dir cache --control-socket "$E2E_DIR/ctl.sock" \
+  # E2E_PRELOAD: more to preload (umad_count.so, to see what it sends).
+  SIM_HOST=$host LD_PRELOAD="${E2E_PRELOAD:+$E2E_PRELOAD }$UMAD2SIM" "$IBSM" run -f daemon.log -v --cache-dir cache \
+    --control-socket "$E2E_DIR/ctl.sock" \
     "$@" > daemon.out 2>&1 &
   DAEMON_PID=$!
   trap 'rc=$?; sm_daemon_stop; set +e; (exit $rc); e2e_cleanup' EXIT

@@ -16,6 +16,8 @@ namespace ibsm {
 namespace {
 
 constexpr const char* kGuid2Lid = "guid2lid";
+// OpenSM's guid2mkey (sm/fabric/m_keys.h): the M_Key each port holds.
+constexpr const char* kGuid2MKey = "guid2mkey";
 // One line per switch: "0x<guid> <lid> <top> <hex bytes of the LFT>".
 constexpr const char* kSwitchTables = "ibsm-switch-tables";
 // One line per port: "0x<node guid> <port> <asked> <held>", each of the last
@@ -152,6 +154,11 @@ Status load_sm_cache(const std::string& dir, SweepState& state, std::vector<std:
     state.guid2lid = parsed->entries;
     for (auto& w : parsed->warnings) warnings.push_back(std::move(w));
   }));
+  IBSM_RETURN_IF_ERROR(load_if_present(base, kGuid2MKey, [&](const std::string& text, const std::string& source) {
+    auto keys = parse_guid2mkey(text, source);
+    if (!keys.ok()) return warnings.push_back(keys.status().message() + "; no m_key from it is used");
+    state.m_keys = std::move(*keys);
+  }));
   IBSM_RETURN_IF_ERROR(load_if_present(base, kSwitchTables, [&](const std::string& text, const std::string& source) {
     parse_switch_tables(text, source, state, warnings);
   }));
@@ -169,6 +176,10 @@ Status save_sm_cache(const std::string& dir, const SweepState& state) {
   std::ostringstream g2l;
   write_guid2lid(state.guid2lid, g2l);
   IBSM_RETURN_IF_ERROR(write_atomically(base / kGuid2Lid, g2l.str()));
+  // Keys are secrets: the file is readable by its owner only.
+  IBSM_RETURN_IF_ERROR(write_atomically(base / kGuid2MKey, format_guid2mkey(state.m_keys)));
+  std::filesystem::permissions(base / kGuid2MKey, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
+                               ec);
 
   // Streamed, a line at a time: the tables of 42k LIDs are some 300 MB of
   // text, which built in one string first cost up to twice that at the peak.

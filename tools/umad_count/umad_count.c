@@ -22,6 +22,10 @@
  * were made, in seconds from the start file's mtime:
  *   <pid> <comm> <class>:<method>:<attr>=<first>,<last> ...
  * (bench/multicast_vs_opensm.sh: the last MFT Set of a join storm).
+ * With UMAD_DUMP_FILE set, every subnet management packet sent (class 0x01
+ * or 0x81) is also appended to that file as it goes, one line of hex bytes
+ * per MAD, so an end-to-end test can read fields on the wire that the
+ * simulator does not keep (tests/e2e/mkey.sh: the M_Key).
  * It is a test and benchmark aid, not part of ibsm. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -85,6 +89,16 @@ static void count_in_window(const uint8_t *mad, int length, uint32_t key) {
   }
 }
 
+static void dump_smp(const uint8_t *mad, int length) {
+  const char *path = getenv("UMAD_DUMP_FILE");
+  if (!path || length < 2 || (mad[1] != 0x01 && mad[1] != 0x81)) return;
+  FILE *out = fopen(path, "a");
+  if (!out) return;
+  for (int i = 0; i < length; ++i) fprintf(out, "%02x", mad[i]);
+  fputc('\n', out);
+  fclose(out);
+}
+
 static void count(const uint8_t *mad, int length) {
   /* MAD common header (IBA 13.4.2): byte 1 class, byte 3 method, bytes 16-17 attribute id. */
   uint32_t key = length >= 18 ? ((uint32_t)mad[1] << 24) | ((uint32_t)mad[3] << 16) | ((uint32_t)mad[16] << 8) | mad[17]
@@ -93,6 +107,7 @@ static void count(const uint8_t *mad, int length) {
   ++sent;
   count_kind(kinds, &nkinds, key);
   count_in_window(mad, length, key);
+  dump_smp(mad, length);
   pthread_mutex_unlock(&lock);
 }
 

@@ -61,6 +61,10 @@ TEST_CASE("each key is reloadable or restart-only as the daemon applies it", "[c
       {"flap_quarantine_window_s", true},
       {"flap_quarantine_hold_s", true},
       {"sm_key", false},                // the SM and SA agents hold it from creation
+      {"m_key", true},                  // the next heavy sweep's settings
+      {"m_key_protection_level", true},
+      {"m_key_lease_period", true},
+      {"m_key_lookup", true},
       {"subnet_prefix", false},         // every GID would change
       {"subnet_timeout", true},         // the next heavy sweep's settings
       {"packet_life_time", true},
