@@ -65,10 +65,8 @@ constexpr const char* kUsage =
     "  -s, --sweep N            seconds between light sweeps, 0: none [sweep_interval]\n"
     "  -p, --priority N         SM priority 0-15 [sm_priority]\n"
     "  -R, --routing_engine L   routing engines to try, comma separated: minhop, updn,\n"
-    "                           dnup, ftree, sssp, dfsssp, dor, torus-2QoS, file;
-"
-    "                           then minhop unless no_fallback is listed [routing_engine]
-"
+    "                           dnup, ftree, sssp, dfsssp, dor, torus-2QoS, file;\n"
+    "                           then minhop unless no_fallback is listed [routing_engine]\n"
     "  -a, --root_guid_file F   updn's root switches, one node GUID per line [root_guid_file]\n"
     "  -U, --lfts_file F        the file engine's tables: dump_lfts output or\n"
     "                           opensm-lfts.dump [lfts_file]\n"
