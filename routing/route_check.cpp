@@ -506,7 +506,7 @@ CheckSummary check_all_pairs(const Fabric& fabric, LftSet lfts, const CheckOptio
 }
 
 bool promises_deadlock_freedom(std::string_view engine) {
-  return engine == "updn" || engine == "dnup" || engine == "ftree" || engine == "dfsssp" ||
+  return engine == "updn" || engine == "dnup" || engine == "ftree" || engine == "dfsssp" || engine == "lash" ||
          engine == "torus-2QoS";
 }
 

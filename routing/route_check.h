@@ -79,7 +79,7 @@ struct CheckSummary {
 CheckSummary check_all_pairs(const Fabric& fabric, LftSet lfts, const CheckOptions& options = {});
 
 // Whether the engine of this name promises tables without a channel
-// dependency cycle (updn, dnup, ftree; dfsssp and torus-2QoS on the VLs of
+// dependency cycle (updn, dnup, ftree; dfsssp, lash and torus-2QoS on the VLs of
 // their SLs).
 bool promises_deadlock_freedom(std::string_view engine);
 
