@@ -9,6 +9,7 @@
 #include "routing/dfsssp.h"
 #include "routing/file_engine.h"
 #include "routing/ftree.h"
+#include "routing/lash.h"
 #include "routing/minhop.h"
 #include "routing/sssp.h"
 #include "routing/torus_2qos.h"
@@ -55,6 +56,7 @@ Status register_builtin_engines(EngineRegistry& registry, const EngineSettings& 
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kFatTreeName), [] { return std::make_unique<FatTreeEngine>(); }));
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kSsspName), [] { return std::make_unique<SsspEngine>(); }));
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kDfssspName), [] { return std::make_unique<DfssspEngine>(); }));
+  IBSM_RETURN_IF_ERROR(registry.add(std::string(kLashName), [] { return std::make_unique<LashEngine>(); }));
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kFileName), [dump = settings.lft_file, name = settings.lft_file_name] {
     return std::make_unique<FileEngine>(dump, name);
   }));

@@ -1,8 +1,6 @@
 #include "routing/route_check.h"
 
 #include <algorithm>
-#include <array>
-#include <map>
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -508,25 +506,33 @@ CheckSummary check_all_pairs(const Fabric& fabric, LftSet lfts, const CheckOptio
 }
 
 bool promises_deadlock_freedom(std::string_view engine) {
-  return engine == "updn" || engine == "dnup" || engine == "ftree" || engine == "dfsssp";
+  return engine == "updn" || engine == "dnup" || engine == "ftree" || engine == "dfsssp" || engine == "lash" ||
+         engine == "torus-2QoS";
 }
 
 CdgOptions engine_vls(const RoutingEngine& engine, const RoutingInput& input) {
   CdgOptions options;
   if (!engine.assigns_sls()) return options;
-  // The tables of the ports packets start from: a CA port's own (in = out).
-  std::map<PortRef, std::array<uint8_t, 16>> first_hop;
-  if (std::optional<std::vector<Sl2VlTable>> tables = engine.sl2vl(input)) {
-    for (const Sl2VlTable& t : *tables) {
-      if (t.in_port == t.out_port) first_hop[PortRef{t.node, t.out_port}] = t.vl_of_sl;
-    }
-  }
   const Fabric& fabric = input.fabric();
-  options.path_vl = [&engine, &input, &fabric, first_hop = std::move(first_hop)](PortRef source, Lid dlid) {
+  const auto sl_of = [&engine, &input, &fabric](PortRef source, Lid dlid) -> uint8_t {
     const Lid slid = fabric.node(source.node).port(source.port).base_lid;
-    const uint8_t sl = engine.path_sl(input, slid, dlid) & 0x0F;
-    const auto it = first_hop.find(source);
-    return it == first_hop.end() ? sl : it->second[sl];
+    return engine.path_sl(input, slid, dlid) & 0x0F;
+  };
+  std::optional<std::vector<Sl2VlTable>> tables = engine.sl2vl(input);
+  if (!tables) {
+    // No tables: the SM's default mapping, SL i on VL i, kept on every cable.
+    options.path_vl = sl_of;
+    return options;
+  }
+  // The engine's tables, port pair by port pair (IBA 7.6.6): the VL may
+  // change at every hop. A port pair it gave no table for keeps the SL as
+  // the VL, as without tables.
+  constexpr uint8_t kMissing = 16;
+  options.path_sl = sl_of;
+  options.sl2vl = [lookup = sl2vl_lookup(fabric, *tables, kMissing)](NodeIndex node, uint8_t in, uint8_t out,
+                                                                     uint8_t sl) -> uint8_t {
+    const uint8_t vl = lookup(node, in, out, sl);
+    return vl == kMissing ? sl : vl;
   };
   return options;
 }

@@ -79,17 +79,19 @@ struct CheckSummary {
 CheckSummary check_all_pairs(const Fabric& fabric, LftSet lfts, const CheckOptions& options = {});
 
 // Whether the engine of this name promises tables without a channel
-// dependency cycle (updn, dnup, ftree; dfsssp on the VLs of its SLs).
+// dependency cycle (updn, dnup, ftree; dfsssp, lash and torus-2QoS on the VLs of
+// their SLs).
 bool promises_deadlock_freedom(std::string_view engine);
 
 class RoutingEngine;
 struct RoutingInput;
 // The VL of each packet as an engine that assigns SLs sends it: the SL its
-// path_sl gives (source port's base LID, destination LID), then the VL the
-// source port's table among the engine's sl2vl() tables maps it to (the SL
-// itself where it gives none: the identity). A packet keeps that VL on the
-// way (CdgOptions). Empty options (every packet on VL 0) for an engine that
-// assigns no SLs. The options call `engine` with `input`: both must outlive them.
+// path_sl gives (source port's base LID, destination LID), then, when the
+// engine gives sl2vl() tables, the VL each port pair's table maps it to at
+// every hop (CdgOptions' SL2VL mode; the SL itself for a port pair without a
+// table); without tables the SL is the VL on every cable (the identity).
+// Empty options (every packet on VL 0) for an engine that assigns no SLs.
+// The options call `engine` with `input`: both must outlive them.
 CdgOptions engine_vls(const RoutingEngine& engine, const RoutingInput& input);
 
 struct RouteCheckOptions {

@@ -247,7 +247,7 @@ constexpr ConfigKey kKeys[] = {
     {"max_wire_smps", "SMPs in flight at once (--maxsmps)", true, set_number<&SmConfig::max_wire_smps, 1, 1024>,
      get_number<&SmConfig::max_wire_smps>},
     {"routing_engine", "routing engines to try in order, comma separated (minhop, updn, dnup, ftree, sssp, dfsssp, "
-     "dor, torus-2QoS, file), then minhop unless no_fallback is listed (-R); a chain that does not build is logged and "
+     "lash, dor, torus-2QoS, file), then minhop unless no_fallback is listed (-R); a chain that does not build is logged and "
      "the old one kept",
      true, set_routing, get_string<&SmConfig::routing_engine>},
     {"root_guid_file", "file of updn's root switches, one node GUID per line (-a); empty: chosen automatically",

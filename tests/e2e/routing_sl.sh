@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SLs end to end: `ibsm run -R dfsssp` on a ring of five switches under ibsim
 # (its shortest paths are unique, and those one way round close a cycle).
-#  - the daemon routes with dfsssp, its tables checked acyclic on two VLs;
+#  - the daemon routes with dfsssp, its tables checked acyclic on two VLs,
+#    and programs its SL2VL tables (SL s on VL s % 2; smpquery sl2vl);
 #  - `saquery -p` shows the path SLs: every CA pair's PathRecord SL equals
 #    what `ibsm route --sl` computes offline for the same fabric and SM node;
 #  - a per-VL deadlock check that shares no code with ibsm (vl_cdg_judge.py),
@@ -25,6 +26,12 @@ sim_client timeout 20 ibnetdiscover > fabric.ibnetdiscover 2>/dev/null || fail "
 sim_client timeout 20 dump_lfts > fabric.lfts 2>/dev/null || fail "dump_lfts failed"
 mapfile -t ca_lids < <(grep -oE '^\[1\]\([0-9a-f]+\)[^#]*# lid [0-9]+' fabric.ibnetdiscover | grep -oE '[0-9]+$' | sort -n)
 (( ${#ca_lids[@]} == 5 )) || fail "expected 5 CA lids, found ${#ca_lids[@]}: ${ca_lids[*]}"
+
+# dfsssp's SL2VL tables are programmed: SL s on VL s % 2 (two layers), read
+# back with smpquery from a CA port (the first hop of every path).
+sl2vl=$(sim_client timeout 10 smpquery sl2vl "${ca_lids[0]}" 2>&1) || fail "smpquery sl2vl ${ca_lids[0]}: $sl2vl"
+row=$(grep -m1 '^ports:' <<<"$sl2vl" | cut -d'|' -f2- | tr -d ' ')
+[[ $row == 0\|1\|0\|1\|* ]] || fail "the CA's SL2VL table is not SL s -> VL s % 2: $sl2vl"
 
 # Every CA pair's PathRecord SL from the SA, as SLID DLID SL lines (only SLs off 0).
 : > sa.sls

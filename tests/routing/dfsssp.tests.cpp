@@ -12,6 +12,7 @@
 #include "routing/route_check.h"
 #include "routing/sssp.h"
 #include "routing/vl_budget.h"
+#include "layered_fixtures.h"
 #include "routing_fixtures.h"
 #include "sm/topogen/fail_links.h"
 #include "sm/topogen/generators.h"
@@ -22,64 +23,12 @@ namespace {
 using testing::assign_lids;
 using testing::must;
 
-struct Fixture {
-  std::string name;
-  std::function<Result<Fabric>()> make;
-};
+using testing::Fixture;
+using testing::Routed;
 
-std::vector<Fixture> fixtures() {
-  using namespace topogen;
-  return {
-      {"4-ary 3-tree", [] { return kary_ntree({.k = 4, .n = 3}); }},
-      {"slimmed xgft", [] { return xgft({.down = {4, 4, 2}, .up = {1, 2, 2}}); }},
-      {"ring of 6", [] { return mesh({.dims = {6}, .torus = true}); }},
-      {"4x4 torus", [] { return mesh({.dims = {4, 4}, .torus = true}); }},
-      {"3x3x3 torus", [] { return mesh({.dims = {3, 3, 3}, .torus = true}); }},
-      {"4x3 mesh", [] { return mesh({.dims = {4, 3}, .torus = false, .hosts_per_switch = 2}); }},
-      {"hypercube 4", [] { return hypercube({.dimension = 4}); }},
-      {"dragonfly", [] { return dragonfly({.a = 4, .p = 2, .h = 2, .g = 9}); }},
-      {"random regular", [] { return random_regular({.switches = 16, .degree = 4, .seed = 1}); }},
-      {"random regular 2",
-       [] { return random_regular({.switches = 20, .degree = 3, .hosts_per_switch = 2, .seed = 7}); }},
-  };
-}
-
-struct Routed {
-  RouteCheck check;
-  uint8_t layers = 0;
-};
-
-// Routes `f` with dfsssp within `max_vls` and checks its tables on the VLs
-// of its SLs: what the daemon's routing step does.
-Routed route_dfsssp(const Fabric& f, uint8_t max_vls = 8) {
-  const RoutingGraph graph = must(RoutingGraph::build(f));
-  const RoutingInput input{.graph = graph, .max_vls = max_vls};
-  DfssspEngine engine;
-  UnicastTables tables = must(engine.compute(input));
-  must(validate_tables(graph, tables));
-  Routed r;
-  r.layers = engine.layers();
-  r.check = check_routes(f, tables.lfts, {.engine = "dfsssp", .vls = engine_vls(engine, input)});
-  return r;
-}
-
-// Every pair with a path is delivered, every VL's dependency graph is
-// acyclic, and no VL beyond the budget (nor beyond the layers) carries any.
-void check_deadlock_free(const Fabric& f, uint8_t max_vls = 8) {
-  const Routed r = route_dfsssp(f, max_vls);
-  INFO(r.check.to_string());
-  CHECK(r.check.pairs.pairs > 0);
-  CHECK(r.check.pairs.all_delivered());
-  REQUIRE(r.check.cdg);
-  CHECK(r.check.cdg->acyclic());
-  CHECK(r.layers >= 1);
-  CHECK(r.layers <= max_vls);
-  for (const CdgVlSummary& v : r.check.cdg->vls) {
-    CHECK(v.acyclic);
-    CHECK(v.vl < r.layers);
-  }
-  CHECK(r.check.ok());
-}
+Routed route_dfsssp(const Fabric& f, uint8_t max_vls = 8) { return testing::route_layered<DfssspEngine>(f, max_vls); }
+void check_deadlock_free(const Fabric& f, uint8_t max_vls = 8) { testing::check_deadlock_free<DfssspEngine>(f, max_vls); }
+std::vector<Fixture> fixtures() { return testing::layered_fixtures(); }
 
 // sssp's tables and their verdict on one VL.
 RouteCheck check_sssp(const Fabric& f, UnicastTables* tables = nullptr) {

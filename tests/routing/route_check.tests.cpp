@@ -400,6 +400,8 @@ TEST_CASE("check_routes: pairs, channel dependencies and the engine's promise", 
   CHECK(promises_deadlock_freedom("updn"));
   CHECK(promises_deadlock_freedom("dnup"));
   CHECK(promises_deadlock_freedom("ftree"));
+  CHECK(promises_deadlock_freedom("torus-2QoS"));
+  CHECK_FALSE(promises_deadlock_freedom("dor"));
   CHECK_FALSE(promises_deadlock_freedom("minhop"));
   CHECK_FALSE(promises_deadlock_freedom(""));
 }

@@ -3,6 +3,7 @@
 // and none once the engine puts the paths that wrap on a second VL.
 #include <array>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -10,6 +11,7 @@
 #include "routing/engine.h"
 #include "routing/graph.h"
 #include "routing/route_check.h"
+#include "routing/torus_2qos.h"
 #include "routing_fixtures.h"
 #include "sm/topogen/generators.h"
 
@@ -90,19 +92,35 @@ TEST_CASE("the checker finds the cycle on one vl and none when the engine splits
     // The same tables judged on vl 0 alone have the loop.
     CHECK(check_routes(f, tables.lfts).has_cycle());
   }
-  SECTION("the CA ports' sl2vl tables decide the vl: sl 1 mapped to vl 0 is the cycle again") {
-    std::vector<Sl2VlTable> sl1_on_vl0;
+  // Identity tables for every port pair (a CA port: in = out), except that
+  // SL 1 goes on VL 0 out of the ports `sl1_on_vl0` picks.
+  const auto tables_where = [&f](const auto& sl1_on_vl0) {
+    std::vector<Sl2VlTable> out;
     for (uint32_t n = 0; n < f.node_count(); ++n) {
       const Node& node = f.node(NodeIndex{n});
-      if (node.is_switch()) continue;
-      Sl2VlTable t{.node = NodeIndex{n}, .in_port = 1, .out_port = 1};
-      t.vl_of_sl[1] = 0;
-      sl1_on_vl0.push_back(t);
+      for (uint8_t in = 0; in <= node.num_ports; ++in) {
+        for (uint8_t o = 1; o <= node.num_ports; ++o) {
+          if (!node.is_switch() && in != o) continue;
+          Sl2VlTable t{.node = NodeIndex{n}, .in_port = in, .out_port = o};
+          for (uint8_t sl = 0; sl < 16; ++sl) t.vl_of_sl[sl] = sl;
+          if (sl1_on_vl0(node)) t.vl_of_sl[1] = 0;
+          out.push_back(t);
+        }
+      }
     }
-    const RingEngine engine(true, sl1_on_vl0);
+    return out;
+  };
+  SECTION("the switches' sl2vl tables decide the vl at every hop: sl 1 mapped to vl 0 is the cycle again") {
+    const RingEngine engine(true, tables_where([](const Node& n) { return n.is_switch(); }));
     const RouteCheck check = check_routes(f, tables.lfts, {.vls = engine_vls(engine, input)});
     INFO(check.to_string());
     CHECK(check.has_cycle());
+  }
+  SECTION("only the CA ports' tables map sl 1 to vl 0: the switches put it back on vl 1, acyclic") {
+    const RingEngine engine(true, tables_where([](const Node& n) { return !n.is_switch(); }));
+    const RouteCheck check = check_routes(f, tables.lfts, {.vls = engine_vls(engine, input)});
+    INFO(check.to_string());
+    CHECK_FALSE(check.has_cycle());
   }
   SECTION("an engine without sls: every packet on vl 0") {
     class Plain final : public RoutingEngine {
@@ -112,8 +130,30 @@ TEST_CASE("the checker finds the cycle on one vl and none when the engine splits
     };
     const CdgOptions options = engine_vls(Plain{}, input);
     CHECK_FALSE(options.path_vl);
+    CHECK_FALSE(options.path_sl);
     CHECK_FALSE(options.destination_vl);
   }
+}
+
+TEST_CASE("torus-2QoS is judged on its sl2vl tables hop by hop: a 4x4 torus is acyclic, and promised",
+          "[routing][route_check][vl][torus]") {
+  Fabric f = must(topogen::mesh({.dims = {4, 4}, .torus = true}));
+  assign_lids(f);
+  const RoutingGraph graph = must(RoutingGraph::build(f));
+  const RoutingInput input{.graph = graph};
+  Torus2QosEngine engine(nullptr);
+  const UnicastTables tables = must(engine.compute(input));
+  const CdgOptions vls = engine_vls(engine, input);
+  CHECK(vls.path_sl);
+  CHECK(vls.sl2vl);
+  const RouteCheck check = check_routes(f, tables.lfts, {.engine = std::string(kTorus2QosName), .vls = vls});
+  INFO(check.to_string());
+  CHECK(check.deadlock_free_promised);
+  CHECK(check.pairs.all_delivered());
+  CHECK_FALSE(check.has_cycle());
+  CHECK(check.ok());
+  // The same tables on one VL have the torus' credit loop.
+  CHECK(check_routes(f, tables.lfts).has_cycle());
 }
 
 }  // namespace

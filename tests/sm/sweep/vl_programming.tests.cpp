@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "mad/wire/constants.h"
+#include "sm/topogen/generators.h"
 #include "tests/sm/sweep/sweep_harness.h"
 
 using namespace ibsm;
@@ -243,4 +244,39 @@ end-qos-setup
   CHECK(held_vlarb(h, h2.value, 1, false)[0] == std::pair<int, int>{0, 0});
   CHECK(h.sim().state().port(h1.value, 1).vl_high_limit == 9);
   CHECK(h.sim().state().port(h2.value, 1).vl_high_limit == 0);
+}
+
+TEST_CASE("dfsssp's layers are programmed: every cabled port pair maps sl s to vl s % layers", "[sweep][vl]") {
+  // A ring of 6 (one host each): its shortest paths have a credit loop, so
+  // dfsssp needs a second layer, and gives the tables to keep it on its VL.
+  Fabric topo = topogen::mesh({.dims = {6}, .torus = true}).value();
+  SweepHarness h(topo);
+  h.config().route = SweepHarness::route_function("dfsssp");
+  SweepReport r = h.heavy();
+  REQUIRE(r.subnet_up);
+  CHECK(r.sl2vl_sets > 0);
+  const Fabric& f = h.sim().topology();
+  std::array<uint8_t, 16> two_layers;
+  for (uint8_t sl = 0; sl < 16; ++sl) two_layers[sl] = sl % 2;
+  size_t checked = 0;
+  for (uint32_t i = 0; i < f.node_count(); ++i) {
+    const Node& n = f.node(NodeIndex{i});
+    for (uint8_t o = 1; o <= n.num_ports; ++o) {
+      if (!n.port(o).connected()) continue;
+      if (!n.is_switch()) {
+        CHECK(held_sl2vl(h, i, o, 0) == two_layers);
+        ++checked;
+        continue;
+      }
+      for (uint8_t in = 0; in <= n.num_ports; ++in) {
+        if (in == o || (in != 0 && !n.port(in).connected())) continue;
+        INFO("switch " << n.name << " in " << int(in) << " out " << int(o));
+        CHECK(held_sl2vl(h, i, in, o) == two_layers);
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked == r.sl2vl_sets);
+  // A second sweep sets none.
+  CHECK(h.heavy().sl2vl_sets == 0);
 }

@@ -1,4 +1,4 @@
-#include "routing/dfsssp.h"
+#include "routing/path_layering.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -8,8 +8,6 @@
 
 #include "routing/cdg.h"
 #include "routing/graph.h"
-#include "routing/sssp.h"
-#include "routing/vl_budget.h"
 
 namespace ibsm::routing {
 
@@ -231,55 +229,43 @@ class Layering {
 
 }  // namespace
 
-Result<UnicastTables> DfssspEngine::compute(const RoutingInput& input) {
-  const RoutingGraph& graph = input.graph;
-  if (graph.switch_count() == 0) return failed_precondition_error("dfsssp: the fabric has no switch to route");
-  const uint8_t budget = vl_budget(input);
-  SsspEngine sssp;
-  Result<UnicastTables> tables = sssp.compute(RoutingInput{.graph = graph});
-  if (!tables.ok()) return tables.status();
-
-  layers_ = 1;
-  sl_.clear();
-  lids_ = graph.max_lid() + 1u;
-  source_switch_.assign(lids_, kNone);
-  for (const Destination& d : graph.destinations()) {
-    for (uint32_t k = 0; k < d.lid_count() && d.base.value + k < lids_; ++k) source_switch_[d.base.value + k] = d.sw;
-  }
-
-  // Most fabrics' shortest paths (every fat tree's) have no credit loop at
-  // all: one look at the whole graph spares indexing the paths.
-  Result<CdgReport> whole = check_channel_dependencies(graph.fabric(), tables->lfts);
-  if (!whole.ok()) return whole.status();
-  uint64_t moved = 0;
-  if (!whole->acyclic()) {
-    Layering layering(graph, *tables);
-    const uint32_t layers = layering.run(budget);
-    if (layers > budget) {
-      return failed_precondition_error(
-          fmt::format("dfsssp: the shortest paths need more layers (VLs) than the VL budget of {} (max_op_vls and "
-                      "the ports' VLCap) to be free of credit loops",
-                      budget));
-    }
-    layers_ = static_cast<uint8_t>(layers);
-    if (layers_ > 1) sl_.assign(size_t{graph.switch_count()} * lids_, 0);
-    for (size_t p = 0; p < layering.paths(); ++p) {
-      if (layering.layer(p) == 0) continue;
-      sl_[size_t{layering.source(p)} * lids_ + layering.lid(p)] = layering.layer(p);
-      ++moved;
-    }
-  }
-  log(input.log, LogLevel::info, Subsystem::routing,
-      "dfsssp: routed {} destination(s) over {} switch(es) on {} layer(s) (vls), {} path(s) moved off layer 0; "
-      "vl budget {}",
-      graph.destinations().size(), graph.switch_count(), layers_, moved, budget);
-  return tables;
-}
-
-uint8_t DfssspEngine::path_sl(const RoutingInput&, Lid source, Lid destination) const {
+uint8_t PathLayers::sl(Lid source, Lid destination) const {
   if (sl_.empty() || source.value >= lids_ || destination.value >= lids_) return 0;
   const uint32_t sw = source_switch_[source.value];
   return sw == kNone ? 0 : sl_[size_t{sw} * lids_ + destination.value];
+}
+
+Result<PathLayers> layer_paths(const RoutingGraph& graph, const UnicastTables& tables, uint8_t budget,
+                               std::string_view engine) {
+  PathLayers out;
+  out.lids_ = graph.max_lid() + 1u;
+  out.source_switch_.assign(out.lids_, kNone);
+  for (const Destination& d : graph.destinations()) {
+    for (uint32_t k = 0; k < d.lid_count() && d.base.value + k < out.lids_; ++k) {
+      out.source_switch_[d.base.value + k] = d.sw;
+    }
+  }
+  // Most fabrics' shortest paths (every fat tree's) have no credit loop at
+  // all: one look at the whole graph spares indexing the paths.
+  Result<CdgReport> whole = check_channel_dependencies(graph.fabric(), tables.lfts);
+  if (!whole.ok()) return whole.status();
+  if (whole->acyclic()) return out;
+  Layering layering(graph, tables);
+  const uint32_t layers = layering.run(budget);
+  if (layers > budget) {
+    return failed_precondition_error(
+        fmt::format("{}: the shortest paths need more layers (VLs) than the VL budget of {} (max_op_vls and "
+                    "the ports' VLCap) to be free of credit loops",
+                    engine, budget));
+  }
+  out.layers_ = static_cast<uint8_t>(layers);
+  if (out.layers_ > 1) out.sl_.assign(size_t{graph.switch_count()} * out.lids_, 0);
+  for (size_t p = 0; p < layering.paths(); ++p) {
+    if (layering.layer(p) == 0) continue;
+    out.sl_[size_t{layering.source(p)} * out.lids_ + layering.lid(p)] = layering.layer(p);
+    ++out.moved_;
+  }
+  return out;
 }
 
 }  // namespace ibsm::routing
