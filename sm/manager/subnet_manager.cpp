@@ -160,6 +160,7 @@ SweepConfig SubnetManager::sweep_config() const {
   s.route = route_;
   s.partitions = partitions_;
   s.partition_options = PartitionOptions{config_.part_enforce, config_.allow_both_pkeys};
+  s.trust_reset_p_key_tables = config_.pkey_trust_reset_tables;
   s.expects_peer = [this](Guid node, PortNum port) { return expects_peer(node, port); };
   return s;
 }
