@@ -281,6 +281,10 @@ constexpr ConfigKey kKeys[] = {
      set_part_enforce, get_part_enforce},
     {"allow_both_pkeys", "a port may be a full and a limited member of one partition (member flag 'both')", true,
      set_bool<&SmConfig::allow_both_pkeys>, get_bool<&SmConfig::allow_both_pkeys>},
+    {"pkey_trust_reset_tables", "take a port no SM has configured since its reset (LID 0, INIT) to hold the reset "
+     "P_Key table, 0xFFFF at index 0 (IBA C10-123), and do not read it; FALSE: read every table, for ports that "
+     "keep P_Keys in non-volatile storage", true, set_bool<&SmConfig::pkey_trust_reset_tables>,
+     get_bool<&SmConfig::pkey_trust_reset_tables>},
     {"perfmgr", "run the performance manager: a periodic PMA PortCounters sweep of every port while master", true,
      set_bool<&SmConfig::perfmgr>, get_bool<&SmConfig::perfmgr>},
     {"perfmgr_sweep_time_s", "seconds from the start of one PMA sweep to the next", true,

@@ -90,6 +90,7 @@ struct SmConfig {
   std::string partition_config_file = std::string(default_partition_config_file);
   PartEnforce part_enforce = PartEnforce::both;  // part_enforce
   bool allow_both_pkeys = false;                 // allow_both_pkeys
+  bool pkey_trust_reset_tables = true;           // pkey_trust_reset_tables (IBA C10-123)
   // The performance manager (sm/perfmgr): OpenSM's perfmgr keys and defaults.
   bool perfmgr = false;                           // perfmgr: the periodic PMA sweep
   uint32_t perfmgr_sweep_time_s = 180;            // perfmgr_sweep_time_s

@@ -184,6 +184,7 @@ SweepConfig SubnetManager::sweep_config() const {
   s.partition_options = PartitionOptions{config_.part_enforce, config_.allow_both_pkeys};
   s.vl = VlSettings{config_.qos, qos_tables(config_)};
   s.qos_policy = qos_policy_;
+  s.trust_reset_p_key_tables = config_.pkey_trust_reset_tables;
   s.expects_peer = [this](Guid node, PortNum port) { return expects_peer(node, port); };
   s.last_seen = last_up_subnet_;
   return s;

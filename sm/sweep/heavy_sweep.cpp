@@ -477,14 +477,22 @@ class HeavySweep {
                                                 PartitionCaps{}});
     };
     PartitionPlan plan = plan_now();
-    bool read_any = false;
+    bool learnt_any = false;
     for (uint32_t i = 0; i < n_nodes; ++i) {
       const Node& node = f.node(NodeIndex{i});
-      for (size_t p = 0; p < plan.tables[i].size(); ++p)
-        if (!plan.tables[i][p].empty() && !known_table(node.node_guid, static_cast<uint8_t>(p)))
-          read_any |= read_p_key_table(NodeIndex{i}, static_cast<uint8_t>(p), plan.tables[i][p].size());
+      for (size_t p = 0; p < plan.tables[i].size(); ++p) {
+        const auto port = static_cast<uint8_t>(p);
+        if (plan.tables[i][p].empty() || known_table(node.node_guid, port)) continue;
+        if (config_.trust_reset_p_key_tables && fresh_from_reset(NodeIndex{i}, port)) {
+          state_.p_key_tables[node.node_guid][port] = reset_p_key_table(plan.tables[i][p].size());
+          ++report_.pkey_tables_taken_reset;
+          learnt_any = true;
+        } else {
+          learnt_any |= read_p_key_table(NodeIndex{i}, port, plan.tables[i][p].size());
+        }
+      }
     }
-    if (read_any) {
+    if (learnt_any) {
       smp_.run();
       plan = plan_now();  // keys the ports hold keep their index
     }
@@ -500,6 +508,30 @@ class HeavySweep {
     PortRef sm{report_.discovery.local_node, report_.discovery.local_port};
     if (found().node(sm.node).is_switch()) sm.port = 0;
     return sm;
+  }
+
+  // Whether the port's P_Key table is the one it holds after a reset, so
+  // the SM need not read it. IBA C10-123: without non-volatile P_Key
+  // storage, until the Partition Manager initializes it the table acts as
+  // holding only the default P_Key 0xFFFF at index 0 (reset_p_key_table).
+  // An SM gives a port its LID before or with anything else it configures
+  // (OpenSM's LID manager runs before its P_Key manager), and a LID
+  // survives a link going down; so a LID of 0, in the PortInfo this sweep
+  // read, says no SM has configured the port since it was reset:
+  //  - a CA or router port: its LID is 0 and it is INIT (ARMED and ACTIVE
+  //    are only reached through an SM);
+  //  - a switch port 0: the switch's LID (port 0's) is 0; its state says
+  //    nothing (a switch's port 0 is not a link);
+  //  - a switch port 1..N (its enforcement table): the switch's LID is 0
+  //    and the port is INIT.
+  // Ports that keep their tables in non-volatile storage break the rule;
+  // trust_reset_p_key_tables false reads every table instead.
+  bool fresh_from_reset(NodeIndex n, uint8_t port) const {
+    const Node& node = found().node(n);
+    const uint8_t lid_port = node.is_switch() ? 0 : port;
+    if (!was_read(n, lid_port) || !was_read(n, port)) return false;
+    if (current(n, lid_port).lid.value != 0) return false;
+    return (node.is_switch() && port == 0) || current(n, port).port_state == PortState::init;
   }
 
   bool known_table(Guid node_guid, uint8_t port) const {

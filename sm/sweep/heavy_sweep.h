@@ -71,6 +71,10 @@ struct SweepConfig {
   VlSettings vl;
   // The QoS policy file as read (used with vl.qos TRUE); null: none.
   std::shared_ptr<const QosPolicy> qos_policy;
+  // A port no SM has configured since its reset holds the reset P_Key
+  // table (IBA C10-123) and is not read; false: every table is read
+  // (ports that keep P_Keys in non-volatile storage). pkey_trust_reset_tables.
+  bool trust_reset_p_key_tables = true;
   // Runs after discovery, before anything is written: the SM's election
   // (sm/manager). false stops the sweep there, because this SM is not the
   // one to configure the subnet (another SM is master or outranks it).
@@ -115,6 +119,7 @@ struct SweepReport {
   uint64_t sl2vl_sets = 0;         // SL2VL tables set
   uint64_t vlarb_sets = 0;         // VL arbitration blocks set
   uint64_t vl_tables_read = 0;     // SL2VL tables and VLArb blocks the SM had no memory of
+  uint64_t pkey_tables_taken_reset = 0;  // tables not read: the ports were fresh from reset (C10-123)
   uint64_t ports_armed = 0;
   uint64_t ports_activated = 0;
   // By GUID and port; the rest is still configured. Partition problems (a

@@ -87,6 +87,7 @@ TEST_CASE("each key is reloadable or restart-only as the daemon applies it", "[c
       {"partition_config_file", true},  // the daemon re-reads it
       {"part_enforce", true},
       {"allow_both_pkeys", true},
+      {"pkey_trust_reset_tables", true},
       {"perfmgr", true},                // the perf manager's settings (reconfigure)
       {"perfmgr_sweep_time_s", true},
       {"perfmgr_max_outstanding_queries", true},

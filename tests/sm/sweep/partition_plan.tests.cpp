@@ -233,10 +233,39 @@ TEST_CASE("partitions: the heavy sweep sets only what differs and a second sweep
           "[sweep][heavy][partitions]") {
   SweepHarness h(small_fabric());
   SECTION("without a file a fresh fabric already holds the Default partition") {
+    // Its ports are fresh from reset (LID 0, INIT): their tables are the
+    // reset table (IBA C10-123), taken so without a read, and already right.
     SweepReport r = h.heavy();
     REQUIRE(r.subnet_up);
-    CHECK(r.pkey_blocks_read > 0);
+    CHECK(r.pkey_blocks_read == 0);
+    CHECK(r.pkey_tables_taken_reset == 9);  // 3 hosts, the router, switch port 0 and the 4 ports facing them
     CHECK(r.pkey_sets == 0);
+    REQUIRE(r.subnet);
+    const Fabric& f = h.sim().topology();
+    const uint32_t h2 = node_named(f, "H2").value;
+    const auto swept = r.subnet->fabric.find_by_port_guid(f.node(NodeIndex{h2}).port(1).guid);
+    REQUIRE(swept);
+    const std::vector<uint16_t>& t = r.subnet->p_keys[swept->node.value][1];
+    auto sim = h.sim().state().p_key_table(h2, 1);
+    REQUIRE(sim.size() == 2 * t.size());
+    for (size_t k = 0; k < t.size(); ++k) CHECK(((sim[2 * k] << 8) | sim[2 * k + 1]) == t[k]);
+    CHECK(t[0] == 0xFFFF);
+  }
+  SECTION("with pkey_trust_reset_tables off every table is read") {
+    h.config().trust_reset_p_key_tables = false;
+    SweepReport r = h.heavy();
+    REQUIRE(r.subnet_up);
+    CHECK(r.pkey_tables_taken_reset == 0);
+    CHECK(r.pkey_blocks_read == 17);  // 2 blocks (64 keys) for each of 4 end ports and 4 switch ports, 1 for port 0
+    CHECK(r.pkey_sets == 0);
+  }
+  SECTION("a port an SM configured before (its LID set) is read") {
+    h.heavy();
+    h.state() = SweepState{};  // an SM without memory: every port has its LID now
+    SweepReport r = h.heavy();
+    REQUIRE(r.subnet_up);
+    CHECK(r.pkey_tables_taken_reset == 0);
+    CHECK(r.pkey_blocks_read == 17);
   }
   SECTION("with a file") {
     const PartitionConfig file = parse(example_file(h.sim().topology()));
@@ -247,6 +276,7 @@ TEST_CASE("partitions: the heavy sweep sets only what differs and a second sweep
     // Block 0 of the three hosts, the router, switch port 0 and the four
     // switch ports facing them.
     CHECK(r.pkey_sets == 9);
+    CHECK(r.pkey_blocks_read == 0);  // a cold fabric: set from the reset tables, unread
     const Fabric& f = h.sim().topology();
     const uint32_t h2 = node_named(f, "H2").value;
     auto held = h.sim().state().p_key_table(h2, 1);
