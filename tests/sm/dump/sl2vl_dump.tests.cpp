@@ -45,7 +45,7 @@ TEST_CASE("an sl2vl file writes one line per table and reads back", "[dump][sl2v
 }
 
 TEST_CASE("an sl2vl file with comments, blank lines and hex numbers reads", "[dump][sl2vl]") {
-  auto dump = parse("# a comment\n\n" + vls("0x10 0x1 0 # trailing") );
+  auto dump = parse("# a comment\n\n0x10 0x1 0 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 0xf # trailing\n");
   REQUIRE(dump.ok());
   REQUIRE(dump->tables.size() == 1);
   CHECK(dump->tables[0].node_guid == Guid{0x10});
