@@ -514,33 +514,14 @@ bool promises_deadlock_freedom(std::string_view engine) {
 CdgOptions engine_vls(const RoutingEngine& engine, const RoutingInput& input) {
   CdgOptions options;
   if (!engine.assigns_sls()) return options;
-  const Fabric& fabric = input.fabric();
-  std::optional<std::vector<Sl2VlTable>> tables = engine.sl2vl(input);
-  const auto is_switch_table = [&fabric](const Sl2VlTable& t) {
-    return t.node.valid() && t.node.value < fabric.node_count() && fabric.node(t.node).is_switch();
-  };
-  if (tables && std::any_of(tables->begin(), tables->end(), is_switch_table)) {
-    // Switch tables choose the VL at every hop by (in port, out port) (IBA
-    // 7.6.6), as torus-2QoS's datelines do: a packet keeps its SL, not its
-    // VL. A port pair without a table keeps the SL as its VL.
-    constexpr uint8_t kNoTable = 16;
-    options.path_sl = [&engine, &input, &fabric](PortRef source, Lid dlid) {
-      return static_cast<uint8_t>(engine.path_sl(input, fabric.node(source.node).port(source.port).base_lid, dlid) & 0x0F);
-    };
-    options.sl2vl = [lookup = sl2vl_lookup(fabric, *tables, kNoTable)](NodeIndex node, uint8_t in, uint8_t out,
-                                                                        uint8_t sl) {
-      const uint8_t vl = lookup(node, in, out, sl);
-      return vl == kNoTable ? sl : vl;
-    };
-    return options;
-  }
   // The tables of the ports packets start from: a CA port's own (in = out).
   std::map<PortRef, std::array<uint8_t, 16>> first_hop;
-  if (tables) {
+  if (std::optional<std::vector<Sl2VlTable>> tables = engine.sl2vl(input)) {
     for (const Sl2VlTable& t : *tables) {
       if (t.in_port == t.out_port) first_hop[PortRef{t.node, t.out_port}] = t.vl_of_sl;
     }
   }
+  const Fabric& fabric = input.fabric();
   options.path_vl = [&engine, &input, &fabric, first_hop = std::move(first_hop)](PortRef source, Lid dlid) {
     const Lid slid = fabric.node(source.node).port(source.port).base_lid;
     const uint8_t sl = engine.path_sl(input, slid, dlid) & 0x0F;

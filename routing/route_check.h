@@ -85,11 +85,10 @@ bool promises_deadlock_freedom(std::string_view engine);
 class RoutingEngine;
 struct RoutingInput;
 // The VL of each packet as an engine that assigns SLs sends it: the SL its
-// path_sl gives (source port's base LID, destination LID), then, when the
-// engine's sl2vl() tables include switches' (torus-2QoS), the VL each hop's
-// (in port, out port) table maps that SL to (CdgOptions::path_sl + sl2vl; a
-// pair without a table: the SL); otherwise the VL the source port's table
-// maps it to (the SL itself where it gives none), kept on the way. Empty options (every packet on VL 0) for an engine that
+// path_sl gives (source port's base LID, destination LID), then the VL the
+// source port's table among the engine's sl2vl() tables maps it to (the SL
+// itself where it gives none: the identity). A packet keeps that VL on the
+// way (CdgOptions). Empty options (every packet on VL 0) for an engine that
 // assigns no SLs. The options call `engine` with `input`: both must outlive them.
 CdgOptions engine_vls(const RoutingEngine& engine, const RoutingInput& input);
 

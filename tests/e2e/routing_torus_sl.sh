@@ -10,8 +10,7 @@
 #    SLs, the SL2VL tables and the LFTs read back (dump_lfts), finds the
 #    dependencies acyclic, as `ibsm check --sl --sl2vl` does offline on the
 #    same tables, on the same VLs;
-#  - with every SL2VL entry forced to VL 0, both find the credit loop;
-#  - the daemon's own check after routing logs acyclic on vls 0,1, no credit loop.
+#  - with every SL2VL entry forced to VL 0, both find the credit loop.
 source "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 e2e_setup "$1"
@@ -20,10 +19,6 @@ fabric_start --topo torus --dims 5 --hosts 1
 sm_daemon_start host-0 -R torus-2QoS,no_fallback
 grep -q "routing engine torus-2QoS computed the tables" daemon.log ||
   fail "torus-2QoS did not route: $(grep -i routing daemon.log | tail -3)"
-# The daemon's own check follows the switches' SL2VL tables too: no credit loop.
-grep -qE "routing check \(torus-2QoS\): .*cdg acyclic on vls 0,1" daemon.log ||
-  fail "the daemon's check is not acyclic on vls 0,1: $(grep 'routing check' daemon.log | tail -1)"
-! grep -q "credit loop" daemon.log || fail "the daemon logged a credit loop: $(grep 'credit loop' daemon.log | head -1)"
 
 # The fabric and the tables as the diag tools read them back.
 sim_client timeout 20 ibnetdiscover > fabric.ibnetdiscover 2>/dev/null || fail "ibnetdiscover failed"

@@ -100,27 +100,6 @@ TEST_CASE("on one vl the same torus tables have a credit loop: the datelines are
   CHECK_FALSE(one.acyclic());
 }
 
-// The check the daemon runs after routing (routing_step: engine_vls) must
-// follow the switches' tables hop by hop: with only the source port's VL
-// kept on the way, every path would stay on VL 0 and the ring's datelines
-// would go unseen, a credit loop logged for a deadlock-free routing.
-TEST_CASE("the daemon's route check follows torus-2QoS's switch sl2vl tables: acyclic on vls 0,1", "[routing][torus]") {
-  Fabric f = must(topogen::mesh({.dims = {4, 4}, .torus = true}));
-  assign_lids(f);
-  const RoutingGraph graph = must(RoutingGraph::build(f));
-  const RoutingInput input{.graph = graph};
-  Torus2QosEngine engine;
-  const UnicastTables t = must(engine.compute(input));
-  const CdgOptions vls = engine_vls(engine, input);
-  CHECK(vls.path_sl);
-  CHECK(vls.sl2vl);
-  const RouteCheck check = check_routes(f, t.lfts, {.engine = "torus-2QoS", .vls = vls});
-  INFO(check.to_string());
-  CHECK(check.pairs.all_delivered());
-  CHECK_FALSE(check.has_cycle());
-  CHECK_THAT(check.to_string(), Catch::Contains("cdg acyclic on vls 0,1"));
-}
-
 TEST_CASE("torus-2QoS finds the torus from the cables: coordinates, radices and sls by the datelines",
           "[routing][torus]") {
   Fabric f = must(topogen::mesh({.dims = {4, 4, 4}, .torus = true}));
