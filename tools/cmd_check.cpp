@@ -20,10 +20,12 @@
 
 #include <fmt/format.h>
 
+#include "routing/cdg.h"
 #include "routing/registry.h"
 #include "routing/route_check.h"
 #include "sm/dump/lft_dump.h"
 #include "sm/dump/path_sl_dump.h"
+#include "sm/dump/sl2vl_dump.h"
 #include "sm/status_page/status_page.h"
 #include "sm/sweep/guid2lid.h"
 #include "tools/args.h"
@@ -35,7 +37,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: ibsm check --topology FILE --lfts FILE [--guid2lid FILE] [--engine NAME]\n"
-    "                  [--sl FILE] [--stride N] [--trace SLID:DLID]... [--status-page FILE]\n"
+    "                  [--sl FILE [--sl2vl FILE]] [--stride N] [--trace SLID:DLID]... [--status-page FILE]\n"
     "\n"
     "Checks forwarding tables against a topology, as the daemon does after every\n"
     "routing: follows every CA-to-CA pair (every LID of every port) through the\n"
@@ -58,6 +60,11 @@ constexpr const char* kUsage =
     "  --sl FILE         the SL of every path (`ibsm route --sl` writes it: SLID DLID SL\n"
     "                    lines, unlisted paths SL 0): the dependencies are checked on\n"
     "                    each VL apart, SL i on VL i\n"
+    "  --sl2vl FILE      with --sl: the SL2VL tables (`ibsm route --sl2vl` writes them:\n"
+    "                    NODEGUID INPORT OUTPORT and the VL of SL 0..15 a line); each\n"
+    "                    hop then puts a packet on the VL its port pair's table maps\n"
+    "                    its SL to (a pair without a table: VL 0), as torus-2QoS's\n"
+    "                    datelines do\n"
     "  --stride N        count pairs from every N-th source port only\n"
     "  --trace S:D       also print the switches a packet from LID S to LID D crosses,\n"
     "                    one line each: node GUID, in-port, out-port\n"
@@ -147,6 +154,7 @@ int cmd_check(int argc, char** argv) {
   auto guid2lid_file = args.value("--guid2lid");
   auto engine = args.value("--engine");
   auto sl_file = args.value("--sl");
+  auto sl2vl_file = args.value("--sl2vl");
   auto stride = args.integer("--stride", 1, 1 << 20);
   auto status_page = args.value("--status-page");
   std::vector<std::pair<Lid, Lid>> traces;
@@ -160,6 +168,7 @@ int cmd_check(int argc, char** argv) {
   for (const auto& r : args.positionals()) errors.push_back("unexpected argument '" + r + "'");
   if (!topology) errors.push_back("--topology is required");
   if (!lfts_file) errors.push_back("--lfts is required");
+  if (sl2vl_file && !sl_file) errors.push_back("--sl2vl needs --sl (the SL of every path)");
   if (engine) {
     routing::EngineRegistry registry;
     if (!routing::register_builtin_engines(registry).ok() || !registry.contains(*engine)) {
@@ -242,6 +251,30 @@ int cmd_check(int argc, char** argv) {
     }
     sls = std::move(*parsed);
   }
+  std::optional<std::vector<routing::Sl2VlTable>> sl2vl;
+  if (sl2vl_file) {
+    auto tables_text = read_text_file(*sl2vl_file);
+    if (!tables_text.ok()) {
+      std::fprintf(stderr, "ibsm check: %s\n", tables_text.status().message().c_str());
+      return 1;
+    }
+    std::istringstream tables_in(*tables_text);
+    auto parsed = parse_sl2vl_dump(tables_in, *sl2vl_file);
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "ibsm check: %s\n", parsed.status().message().c_str());
+      return 1;
+    }
+    sl2vl.emplace();
+    for (const Sl2VlDumpEntry& e : parsed->tables) {
+      const auto node = fabric->find_by_node_guid(e.node_guid);
+      if (!node || e.in_port > fabric->node(*node).num_ports || e.out_port > fabric->node(*node).num_ports) {
+        std::fprintf(stderr, "ibsm check: %s:%zu: %s port %u or %u is not in %s\n", sl2vl_file->c_str(), e.line,
+                     fmt::format("{}", e.node_guid).c_str(), e.in_port, e.out_port, topology->c_str());
+        return 1;
+      }
+      sl2vl->push_back({*node, e.in_port, e.out_port, e.vl_of_sl});
+    }
+  }
 
   for (const auto& [slid, dlid] : traces) {
     routing::RouteTracer tracer(*fabric, lfts);
@@ -268,8 +301,14 @@ int cmd_check(int argc, char** argv) {
   routing::RouteCheckOptions options;
   if (stride) options.pairs.source_stride = static_cast<uint32_t>(*stride);
   if (engine) options.engine = *engine;
-  if (sls) {
-    // SL i on VL i: the SL2VL tables of a live fabric are not read here.
+  if (sls && sl2vl) {
+    // The VL changes at every hop as its port pair's table says (IBA 7.6.6).
+    options.vls.path_sl = [&](PortRef source, Lid dlid) {
+      return sls->sl(fabric->node(source.node).port(source.port).base_lid, dlid);
+    };
+    options.vls.sl2vl = routing::sl2vl_lookup(*fabric, *sl2vl, 0);
+  } else if (sls) {
+    // SL i on VL i: no SL2VL tables given.
     options.vls.path_vl = [&](PortRef source, Lid dlid) {
       return sls->sl(fabric->node(source.node).port(source.port).base_lid, dlid);
     };
@@ -282,6 +321,7 @@ int cmd_check(int argc, char** argv) {
   std::printf("%s\n", s.to_string().c_str());
   for (const auto& p : s.problems) std::printf("  %s\n", p.c_str());
   if (sls) std::printf("sls: %zu paths off sl 0 in %s\n", sls->sls.size(), sl_file->c_str());
+  if (sl2vl) std::printf("sl2vl: %zu tables in %s\n", sl2vl->size(), sl2vl_file->c_str());
   if (check.cdg) {
     std::printf("cdg: %s\n", check.cdg->to_string().c_str());
   } else {

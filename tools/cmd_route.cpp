@@ -14,6 +14,7 @@
 #include "sm/dump/lft_dump.h"
 #include "sm/dump/opensm_dump.h"
 #include "sm/dump/path_sl_dump.h"
+#include "sm/dump/sl2vl_dump.h"
 #include "sm/sweep/guid2lid.h"
 #include "sm/sweep/lid_assignment.h"
 #include "sm/sweep/routing_step.h"
@@ -45,6 +46,9 @@ constexpr const char* kUsage =
     "      --guid2lid OUT       write the LIDs assigned, in OpenSM's guid2lid format\n"
     "      --sl OUT             write the SL of every path off SL 0 (SLID DLID SL\n"
     "                           lines; dfsssp assigns SLs), for `ibsm check --sl`\n"
+    "      --sl2vl OUT          write the engine's SL2VL tables (NODEGUID INPORT\n"
+    "                           OUTPORT and the VL of SL 0..15, one table a line;\n"
+    "                           torus-2QoS has them), for `ibsm check --sl2vl`\n"
     "      --max-vls N          the VLs an engine may put paths on, 1-15 (default 8:\n"
     "                           VL0-7, the VLCap of ibsim's and most HCAs' ports)\n"
     "  -R, --engine LIST        routing engines to try in order, comma separated\n"
@@ -72,6 +76,7 @@ int cmd_route(int argc, char** argv) {
   auto format = args.value("--format");
   auto guid2lid_file = args.value("--guid2lid");
   auto sl_file = args.value("--sl");
+  auto sl2vl_file = args.value("--sl2vl");
   auto max_vls = args.integer("--max-vls", 1, 15);
   auto engine = args.value("--engine", "-R");
   auto lmc = args.integer("--lmc", 0, 7, "-l");
@@ -164,6 +169,17 @@ int cmd_route(int argc, char** argv) {
         *sl_file, [&](std::ostream& out) { write_path_sl_dump(*fabric, routes->path_sl, routes->engine, out); });
     if (!sl_written.ok()) {
       std::fprintf(stderr, "ibsm route: %s\n", sl_written.message().c_str());
+      return 1;
+    }
+  }
+  if (sl2vl_file) {
+    std::vector<Sl2VlDumpEntry> tables;
+    for (const routing::Sl2VlTable& t : routes->sl2vl.value_or(std::vector<routing::Sl2VlTable>{}))
+      tables.push_back({fabric->node(t.node).node_guid, t.in_port, t.out_port, t.vl_of_sl, 0});
+    Status written_tables = write_stream_output(
+        *sl2vl_file, [&](std::ostream& out) { write_sl2vl_dump(tables, routes->engine, out); });
+    if (!written_tables.ok()) {
+      std::fprintf(stderr, "ibsm route: %s\n", written_tables.message().c_str());
       return 1;
     }
   }

@@ -3,7 +3,9 @@
 # offline by `ibsm route` (no fabric, no ibsim): min-hop's tables deliver
 # every pair but have a channel dependency cycle, which fails the check only
 # when the tables are said to come from an engine that promises none; updn's
-# are acyclic; a hole in a table fails it; bad usage exits 2.
+# are acyclic; a hole in a table fails it; torus-2QoS's SL2VL tables
+# (--sl --sl2vl) put its paths on VLs 0 and 1 only, acyclic, and the same
+# tables with every entry on VL 0 have a cycle; bad usage exits 2.
 source "$(dirname "$0")/lib.sh"
 e2e_setup "$1"
 
@@ -46,8 +48,32 @@ check 1 holed --engine updn
 grep -q "pairs 240: delivered 225, unreachable 15, looping 0" check.out || fail "the hole went unnoticed: $(cat check.out)"
 grep -q "sends lid $((lid)) to port 0" check.out || fail "the failed pairs are not described: $(cat check.out)"
 
+# torus-2QoS's SLs and SL2VL tables: a path keeps its SL, each hop's table
+# picks its VL, so the check sees VLs 0,1 (with VL = SL it would see 0-3).
+"$IBSM" route -t fabric.net -R torus-2QoS,no_fallback --lfts torus.lfts --guid2lid torus.guid2lid --sl torus.sls \
+  --sl2vl torus.sl2vl 2> route.err || fail "ibsm route -R torus-2QoS --sl2vl failed: $(cat route.err)"
+grep -qE '^0x[0-9a-f]{16} [0-9]+ [0-9]+( [0-9]+){16}$' torus.sl2vl || fail "no table in torus.sl2vl: $(head -3 torus.sl2vl)"
+check 0 torus --engine torus-2QoS --sl torus.sls --sl2vl torus.sl2vl
+grep -qE "^sl2vl: [0-9]+ tables in torus.sl2vl$" check.out || fail "the tables read are not counted: $(cat check.out)"
+grep -qE "cdg acyclic on vls 0,1$" check.out || fail "torus-2QoS with its sl2vl tables: $(tail -1 check.out)"
+check 0 torus --engine torus-2QoS --sl torus.sls
+grep -qE "cdg acyclic on vls 0,1,2,3$" check.out || fail "torus-2QoS with vl = sl: $(tail -1 check.out)"
+awk '/^#/ {print; next} {printf "%s %s %s", $1, $2, $3; for (i = 0; i < 16; i++) printf " 0"; print ""}' \
+  torus.sl2vl > zero.sl2vl
+check 1 torus --engine torus-2QoS --sl torus.sls --sl2vl zero.sl2vl
+grep -q "cdg cycle on vl 0: " check.out || fail "every table on vl 0: no cycle: $(tail -1 check.out)"
+{ head -2 torus.sl2vl; echo "0x0002c90300000001 1 2 0 1"; } > bad.sl2vl
+check 1 torus --sl torus.sls --sl2vl bad.sl2vl
+grep -q "bad.sl2vl:3: expected NODEGUID INPORT OUTPORT and 16 VLs" check.err || fail "a bad sl2vl line: $(cat check.err)"
+echo "0x00000000000000ff 1 2 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0" > stranger.sl2vl
+check 1 torus --sl torus.sls --sl2vl stranger.sl2vl
+grep -q "stranger.sl2vl:1: .* is not in fabric.net" check.err || fail "a table of no node: $(cat check.err)"
+
 # Usage errors: exit 2.
+check 2 updn --sl2vl torus.sl2vl
+grep -q -- "--sl2vl needs --sl" check.err || fail "--sl2vl without --sl: $(cat check.err)"
 check 2 updn --engine no-such-engine
 grep -q "no such engine" check.err || fail "an unknown engine is not named: $(cat check.err)"
 check 2 updn --stride 0
-echo "ibsm check: cycle judged by the engine's promise, hole found, usage errors refused"
+echo "ibsm check: cycle judged by the engine's promise, hole found, torus-2QoS's sl2vl tables followed," \
+  "usage errors refused"
