@@ -55,11 +55,18 @@ void SubnetManager::note_trap(const wire::Notice& notice) {
   trapped_.need_full();
 }
 
+// The incremental pass reads its region with SMPs that carry no M_Key: while
+// the SM sets keys, or ports hold keys it knows, every event is a heavy sweep,
+// whose SMPs carry each port's key.
+bool SubnetManager::incremental_allowed() const {
+  return config_.incremental_sweeps && config_.m_key == 0 && sweep_state_.m_keys.empty();
+}
+
 // The traps since the last poll: an incremental resweep of the switches
 // they named, or a heavy sweep.
 void SubnetManager::take_traps(bool trapped) {
   if (!trapped) return;
-  if (!config_.incremental_sweeps || trapped_.full() || trapped_.empty() || !up_) {
+  if (!incremental_allowed() || trapped_.full() || trapped_.empty() || !up_) {
     want_heavy_sweep();
   } else {
     for (Guid g : trapped_.take()) incremental_.add_switch(g);
@@ -68,7 +75,7 @@ void SubnetManager::take_traps(bool trapped) {
 }
 
 void SubnetManager::plan_after_light_sweep(const LightSweepResult& r) {
-  if (!config_.incremental_sweeps || r.needs_full || r.changed_switches.empty() || !up_ || !subnet_) {
+  if (!incremental_allowed() || r.needs_full || r.changed_switches.empty() || !up_ || !subnet_) {
     want_heavy_sweep();
     return;
   }

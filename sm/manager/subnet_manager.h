@@ -246,6 +246,7 @@ class SubnetManager {
   void take_traps(bool trapped);
   void plan_after_light_sweep(const LightSweepResult& result);
   void run_incremental_sweep();
+  bool incremental_allowed() const;
   // After a sweep that ran (heavy or incremental): the SA, multicast, the
   // snapshots, the listener.
   void finish_sweep(SweepKind kind, Micros started, Result<SweepReport> report);
