@@ -157,7 +157,10 @@ ImportResult ServiceRegistry::import(std::vector<wire::ServiceRecord> records, M
   std::map<Key, Stored> next;
   for (size_t i = 0; i < records.size(); ++i) {
     const wire::ServiceRecord& rec = records[i];
-    const std::optional<Micros> left = i < lease_left.size() ? lease_left[i] : std::nullopt;
+    // What was left of the lease at the save; -1: not known. (A plain value,
+    // not an optional: GCC 12 at -O1 for aarch64 takes a copied optional
+    // for uninitialized here.)
+    const Micros left = i < lease_left.size() && lease_left[i] ? *lease_left[i] : Micros{-1};
     const Key key{rec.service_id, rec.service_gid.raw, rec.service_p_key};
     if (next.size() >= options_.max_records || next.count(key) != 0) {
       ++result.dropped;
@@ -166,8 +169,8 @@ ImportResult ServiceRegistry::import(std::vector<wire::ServiceRecord> records, M
     // A restore from the cache is not a mirror's import: a mirror read of
     // the same bytes later (a takeover) restarts the lease whole.
     Stored stored{rec, std::nullopt, lease_left.empty()};
-    if (rec.service_lease != wire::service_lease_infinite && left) {
-      stored.expires = now + *left;  // restored from the cache: what was left of it
+    if (rec.service_lease != wire::service_lease_infinite && left >= 0) {
+      stored.expires = now + left;  // restored from the cache: what was left of it
     } else if (auto held = records_.find(key);
                held != records_.end() && held->second.imported && held->second.record == rec) {
       stored.expires = held->second.expires;  // the same import again: the lease runs on
