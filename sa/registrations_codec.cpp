@@ -106,12 +106,16 @@ std::string encode_registrations(const SaRegistrations& regs, int64_t saved_at_m
   fmt::format_to(std::back_inserter(out), "{} {}\nsaved-at {}\n", kMagic, registrations_format_version, saved_at_ms);
   for (size_t i = 0; i < regs.services.size(); ++i) {
     append_record<wire::sa_record_size::service>(out, "service", regs.services[i]);
-    const std::optional<Micros> left = i < regs.service_lease_left.size() ? regs.service_lease_left[i] : std::nullopt;
+    // -1: no time left known. (A plain value, not a copied optional: GCC 12
+    // at -O1 for aarch64 takes that for uninitialized.)
+    const Micros left = i < regs.service_lease_left.size() && regs.service_lease_left[i]
+                            ? *regs.service_lease_left[i]
+                            : Micros{-1};
     if (regs.services[i].service_lease == wire::service_lease_infinite) {
       fmt::format_to(std::back_inserter(out), " {}\n", kInfinite);
     } else {
       // Without a time left (never restored, never held): the whole lease.
-      const Micros ms = left ? (*left + 999) / 1000 : Micros{regs.services[i].service_lease} * 1000;
+      const Micros ms = left >= 0 ? (left + 999) / 1000 : Micros{regs.services[i].service_lease} * 1000;
       fmt::format_to(std::back_inserter(out), " {}\n", ms);
     }
   }
