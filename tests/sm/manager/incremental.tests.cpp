@@ -140,8 +140,10 @@ TEST_CASE("a missing node keeps its lids' routes until it is confirmed gone", "[
   const uint64_t before = m.counters().heavy_sweeps;
   REQUIRE(b.run_until_true([&] { return m.counters().heavy_sweeps > before; }, kSecond));
   CHECK_FALSE(m.subnet_up());
-  REQUIRE(m.last_sweep());
-  CHECK(count_problems(m.last_sweep()->problems, SweepProblemKind::missing) == 2);
+  const SweepReport* last = m.last_sweep();
+  REQUIRE(last != nullptr);
+  if (last == nullptr) return;  // the embedded build has no exceptions: REQUIRE does not leave
+  CHECK(count_problems(last->problems, SweepProblemKind::missing) == 2);
   const auto check = check_held(b.sim(), top_of(*m.subnet()));
   INFO(fmt::format("{}", fmt::join(check.problems, "; ")));
   CHECK(check.all_delivered());

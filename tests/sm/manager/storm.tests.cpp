@@ -167,8 +167,10 @@ TEST_CASE("a quarantined port someone enables again is disabled again at the nex
   CHECK(f.b.sim().phys_state(f.sw) == PhysState::disabled);
   CHECK(f.m->quarantine().held().size() == 1);
   CHECK(f.m->subnet_up());
-  REQUIRE(f.m->last_sweep());
-  CHECK(count_problems(f.m->last_sweep()->problems, SweepProblemKind::missing) == 0);
+  const SweepReport* last = f.m->last_sweep();
+  REQUIRE(last != nullptr);
+  if (last == nullptr) return;  // the embedded build has no exceptions: REQUIRE does not leave
+  CHECK(count_problems(last->problems, SweepProblemKind::missing) == 0);
 }
 
 TEST_CASE("a quarantined port is released when its hold ends", "[manager][storm]") {
