@@ -9,7 +9,7 @@
 
 namespace ibsm::routing {
 
-Result<UnicastTables> LayeredEngine::compute(const RoutingInput& input) {
+Result<UnicastTables> LayeredEngine::compute_layers(const RoutingInput& input) {
   const RoutingGraph& graph = input.graph;
   if (graph.switch_count() == 0) {
     return failed_precondition_error(fmt::format("{}: the fabric has no switch to route", name_));
@@ -28,7 +28,7 @@ Result<UnicastTables> LayeredEngine::compute(const RoutingInput& input) {
   return tables;
 }
 
-std::optional<std::vector<Sl2VlTable>> LayeredEngine::sl2vl(const RoutingInput& input) const {
+std::optional<std::vector<Sl2VlTable>> LayeredEngine::layer_tables(const RoutingInput& input) const {
   if (layers_.layers() <= 1) return std::nullopt;
   return layer_sl2vl_tables(input.fabric(), layers_.layers());
 }

@@ -25,7 +25,7 @@ class LayeredEngine : public RoutingEngine {
   std::string_view name() const override { return name_; }
   // Refuses a fabric without switches, and one whose paths need more layers
   // than vl_budget(input) allows.
-  Result<UnicastTables> compute(const RoutingInput& input) override;
+  Result<UnicastTables> compute(const RoutingInput& input) override { return compute_layers(input); }
   // The layer of the path from the switch `source` hangs off to
   // `destination`; 0 for LIDs it did not route.
   uint8_t path_sl(const RoutingInput&, Lid source, Lid destination) const override {
@@ -33,7 +33,9 @@ class LayeredEngine : public RoutingEngine {
   }
   bool assigns_sls() const override { return true; }
   // SL s on VL s % layers on every port; nullopt on one layer (every path on SL 0).
-  std::optional<std::vector<Sl2VlTable>> sl2vl(const RoutingInput& input) const override;
+  std::optional<std::vector<Sl2VlTable>> sl2vl(const RoutingInput& input) const override {
+    return layer_tables(input);
+  }
 
   // Layers (SLs, VLs) the last compute used; 1 when no path needed moving.
   uint8_t layers() const { return layers_.layers(); }
@@ -44,6 +46,12 @@ class LayeredEngine : public RoutingEngine {
       : name_(name), paths_(std::move(paths)) {}
 
  private:
+  // Out of line but not virtual: every virtual function stays in the header,
+  // so the type info is emitted wherever an engine is (routing/engine.h says
+  // why: the core has no RTTI, the tests do).
+  Result<UnicastTables> compute_layers(const RoutingInput& input);
+  std::optional<std::vector<Sl2VlTable>> layer_tables(const RoutingInput& input) const;
+
   std::string_view name_;
   std::unique_ptr<RoutingEngine> paths_;
   PathLayers layers_;
