@@ -44,27 +44,6 @@ void append_record(std::string& out, std::string_view tag, const R& record) {
   }
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// The words of one line, split at spaces.
-std::vector<std::string_view> words_of(std::string_view line) {
-  std::vector<std::string_view> words;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && line[i] == ' ') ++i;
-    size_t j = i;
-    while (j < line.size() && line[j] != ' ') ++j;
-    if (j > i) words.push_back(line.substr(i, j - i));
-    i = j;
-  }
-  return words;
-}
-
 template <typename T>
 bool parse_number(std::string_view s, T& v, int base = 10) {
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
@@ -145,7 +124,7 @@ Result<SavedRegistrations> decode_registrations(std::string_view text, std::stri
     const size_t line_start = pos;
     pos = eol + 1;
     ++number;
-    const std::vector<std::string_view> w = words_of(line);
+    const std::vector<std::string_view> w = split_words(line);
     if (number == 1) {
       int version = 0;
       if (w.size() != 2 || w[0] != kMagic || !parse_number(w[1], version))

@@ -1,11 +1,11 @@
 #include "sm/dump/path_sl_dump.h"
 
-#include <cerrno>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "mad/base/text.h"
 
 namespace ibsm {
 
@@ -25,16 +25,6 @@ std::vector<uint16_t> path_ends(const Fabric& fabric) {
     }
   }
   return lids;
-}
-
-bool parse_number(std::string_view text, uint32_t max, uint32_t& value) {
-  const std::string s(text);
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long v = std::strtoul(s.c_str(), &end, 0);
-  if (s.empty() || end != s.c_str() + s.size() || errno != 0 || v > max) return false;
-  value = static_cast<uint32_t>(v);
-  return true;
 }
 
 }  // namespace
@@ -67,26 +57,18 @@ Result<PathSlDump> parse_path_sl_dump(std::istream& in, std::string_view source)
   std::string line;
   for (size_t number = 1; std::getline(in, line); ++number) {
     const size_t hash = line.find('#');
-    std::string_view rest(line.data(), hash == std::string::npos ? line.size() : hash);
-    std::vector<std::string_view> words;
-    while (true) {
-      const size_t begin = rest.find_first_not_of(" \t\r");
-      if (begin == std::string_view::npos) break;
-      rest.remove_prefix(begin);
-      const size_t end = std::min(rest.find_first_of(" \t\r"), rest.size());
-      words.push_back(rest.substr(0, end));
-      rest.remove_prefix(end);
-    }
+    const std::vector<std::string_view> words =
+        split_words(std::string_view(line.data(), hash == std::string::npos ? line.size() : hash));
     if (words.empty()) continue;
-    uint32_t slid = 0, dlid = 0, sl = 0;
+    uint64_t slid = 0, dlid = 0, sl = 0;
     const auto bad = [&](std::string_view what) {
       return invalid_argument_error(fmt::format("{}:{}: {}", source, number, what));
     };
     if (words.size() != 3) return bad("expected SLID DLID SL");
-    if (!parse_number(words[0], Lid::max_unicast, slid) || slid == 0) return bad("SLID is no unicast lid");
-    if (!parse_number(words[1], Lid::max_unicast, dlid) || dlid == 0) return bad("DLID is no unicast lid");
-    if (!parse_number(words[2], 15, sl)) return bad("SL is not 0-15");
-    const auto [it, fresh] = dump.sls.emplace(slid << 16 | dlid, static_cast<uint8_t>(sl));
+    if (!parse_c_unsigned(words[0], Lid::max_unicast, slid) || slid == 0) return bad("SLID is no unicast lid");
+    if (!parse_c_unsigned(words[1], Lid::max_unicast, dlid) || dlid == 0) return bad("DLID is no unicast lid");
+    if (!parse_c_unsigned(words[2], 15, sl)) return bad("SL is not 0-15");
+    const auto [it, fresh] = dump.sls.emplace(static_cast<uint32_t>(slid << 16 | dlid), static_cast<uint8_t>(sl));
     if (!fresh && it->second != sl) return bad(fmt::format("path {} -> {} is listed twice", slid, dlid));
     if (sl == 0) dump.sls.erase(it);
   }

@@ -1,41 +1,14 @@
 #include "sm/dump/sl2vl_dump.h"
 
-#include <cerrno>
-#include <cstdlib>
 #include <set>
 #include <string>
 #include <tuple>
 
 #include <fmt/format.h>
 
+#include "mad/base/text.h"
+
 namespace ibsm {
-
-namespace {
-
-bool parse_number(std::string_view text, uint64_t max, uint64_t& value) {
-  const std::string s(text);
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(s.c_str(), &end, 0);
-  if (s.empty() || s[0] == '-' || end != s.c_str() + s.size() || errno != 0 || v > max) return false;
-  value = v;
-  return true;
-}
-
-std::vector<std::string_view> words_of(std::string_view rest) {
-  std::vector<std::string_view> words;
-  while (true) {
-    const size_t begin = rest.find_first_not_of(" \t\r");
-    if (begin == std::string_view::npos) break;
-    rest.remove_prefix(begin);
-    const size_t end = std::min(rest.find_first_of(" \t\r"), rest.size());
-    words.push_back(rest.substr(0, end));
-    rest.remove_prefix(end);
-  }
-  return words;
-}
-
-}  // namespace
 
 void write_sl2vl_dump(std::span<const Sl2VlDumpEntry> tables, std::string_view engine, std::ostream& out) {
   out << fmt::format("# ibsm sl2vl tables: engine {}; NODEGUID INPORT OUTPORT VL-of-SL0..SL15\n",
@@ -56,7 +29,7 @@ Result<Sl2VlDump> parse_sl2vl_dump(std::istream& in, std::string_view source) {
   for (size_t number = 1; std::getline(in, line); ++number) {
     const size_t hash = line.find('#');
     const std::vector<std::string_view> words =
-        words_of(std::string_view(line.data(), hash == std::string::npos ? line.size() : hash));
+        split_words(std::string_view(line.data(), hash == std::string::npos ? line.size() : hash));
     if (words.empty()) continue;
     const auto bad = [&](std::string_view what) {
       return invalid_argument_error(fmt::format("{}:{}: {}", source, number, what));
@@ -66,15 +39,15 @@ Result<Sl2VlDump> parse_sl2vl_dump(std::istream& in, std::string_view source) {
     entry.line = number;
     uint64_t v = 0;
     // Port numbers are 0..254 (IBA 14.2.5.8: the input and output port of the table).
-    if (!words[0].starts_with("0x") || !parse_number(words[0], UINT64_MAX, v) || v == 0)
+    if (!words[0].starts_with("0x") || !parse_c_unsigned(words[0], UINT64_MAX, v) || v == 0)
       return bad("NODEGUID is no 0x node guid");
     entry.node_guid = Guid{v};
-    if (!parse_number(words[1], 254, v)) return bad("INPORT is not 0-254");
+    if (!parse_c_unsigned(words[1], 254, v)) return bad("INPORT is not 0-254");
     entry.in_port = static_cast<uint8_t>(v);
-    if (!parse_number(words[2], 254, v)) return bad("OUTPORT is not 0-254");
+    if (!parse_c_unsigned(words[2], 254, v)) return bad("OUTPORT is not 0-254");
     entry.out_port = static_cast<uint8_t>(v);
     for (size_t sl = 0; sl < 16; ++sl) {
-      if (!parse_number(words[3 + sl], 15, v)) return bad(fmt::format("the VL of SL {} is not 0-15", sl));
+      if (!parse_c_unsigned(words[3 + sl], 15, v)) return bad(fmt::format("the VL of SL {} is not 0-15", sl));
       entry.vl_of_sl[sl] = static_cast<uint8_t>(v);
     }
     if (!seen.emplace(entry.node_guid.value, entry.in_port, entry.out_port).second)

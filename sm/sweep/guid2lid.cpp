@@ -13,18 +13,6 @@ namespace ibsm {
 
 namespace {
 
-std::vector<std::string_view> split_fields(std::string_view line) {
-  std::vector<std::string_view> fields;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
-    if (i > start) fields.push_back(line.substr(start, i - start));
-  }
-  return fields;
-}
-
 // Why [min, max] is not a LID block a port can hold, or empty when it is one.
 std::string lid_block_problem(uint64_t min, uint64_t max) {
   if (min == 0) return "min lid 0 is not a unicast lid";
@@ -47,7 +35,7 @@ struct LineResult {
 
 LineResult parse_record(std::string_view line) {
   LineResult r;
-  auto fields = split_fields(line);
+  auto fields = split_words(line);
   if (fields.size() != 3) {
     r.problem = fmt::format("expected '<port guid> <min lid> <max lid>', got {} field{}", fields.size(),
                             fields.size() == 1 ? "" : "s");
