@@ -33,6 +33,9 @@ fi
 # systemd's CacheDirectory= makes.
 exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
 [[ $exec_start == /usr/sbin/ibsm\ run\ * ]] || fail "unexpected ExecStart: $exec_start"
+# The root is an overlay of this machine's /: a cache an earlier ibsm left in
+# /var/cache/ibsm is not the fresh install's (removed in the overlay only).
+rm -rf "$root/var/cache/ibsm"
 mkdir -p "$root/var/cache/ibsm" "$root/tmp/run"
 # shellcheck disable=SC2086 # the unit's words, split as systemd splits them
 chroot "$root" env -C /tmp/run LD_PRELOAD="$UMAD2SIM" $exec_start > daemon.out 2>&1 &

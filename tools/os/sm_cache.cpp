@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "mad/base/text.h"
+
 #include "tools/os/files.h"
 
 namespace ibsm {
@@ -72,11 +74,13 @@ void parse_switch_tables(const std::string& text, const std::string& source, Swe
     m.lid = Lid{static_cast<uint16_t>(lid)};
     m.linear_fdb_top = static_cast<uint16_t>(top);
     m.lft.resize(hex.size() / 2);
+    // Two hex digits per entry, read directly: sscanf scans the rest of its
+    // string on every call, which on 42k-LID lines made a restart quadratic.
     bool ok = true;
     for (size_t i = 0; i < m.lft.size() && ok; ++i) {
-      unsigned v = 0;
-      ok = std::sscanf(hex.c_str() + 2 * i, "%2x", &v) == 1;
-      m.lft[i] = static_cast<uint8_t>(v);
+      const int high = hex_digit(hex[2 * i]), low = hex_digit(hex[2 * i + 1]);
+      ok = high >= 0 && low >= 0;
+      m.lft[i] = static_cast<uint8_t>(high << 4 | low);
     }
     uint64_t g = 0;
     ok = ok && std::sscanf(guid.c_str(), "%" SCNx64, &g) == 1;

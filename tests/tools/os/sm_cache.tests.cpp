@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "tools/os/sm_cache.h"
 
@@ -46,6 +48,36 @@ TEST_CASE("the switch tables in the cache load back as they were saved", "[tools
     CHECK(back.linear_fdb_top == m.linear_fdb_top);
     CHECK(back.lft == m.lft);
   }
+  std::filesystem::remove_all(dir);
+}
+
+// A damaged line costs that switch only: the operator is told where, and the
+// switches on the lines around it load. A full-size table (49,152 entries,
+// the most a unicast LID space holds) reads back entry for entry.
+TEST_CASE("a damaged switch table line is named and the others load", "[tools][sm_cache]") {
+  const std::string dir = temp_dir();
+  std::string big = "0x0002c90300000003 11 49151 ";
+  for (unsigned i = 0; i < 49152; ++i) big += fmt::format("{:02X}", i % 251);  // upper case is read too
+  {
+    std::ofstream out(dir + "/ibsm-switch-tables");
+    out << "# a comment\n"
+        << "0x0002c90300000001 7 1 0aff\n"
+        << "0x0002c90300000002 9 1 0ag1\n"  // not a hex digit
+        << big << "\n";
+  }
+  SweepState loaded;
+  std::vector<std::string> warnings;
+  REQUIRE(load_sm_cache(dir, loaded, warnings).ok());
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == dir + "/ibsm-switch-tables:3: malformed switch table line, ignored");
+  REQUIRE(loaded.switches.size() == 2);
+  CHECK(loaded.switches.at(Guid{0x0002c90300000001}).lft == std::vector<uint8_t>{0x0a, 0xff});
+  const SwitchMemory& b = loaded.switches.at(Guid{0x0002c90300000003});
+  CHECK(b.lid == Lid{11});
+  REQUIRE(b.lft.size() == 49152);
+  bool same = true;
+  for (unsigned i = 0; i < 49152; ++i) same = same && b.lft[i] == i % 251;
+  CHECK(same);
   std::filesystem::remove_all(dir);
 }
 
