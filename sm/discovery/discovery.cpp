@@ -253,24 +253,7 @@ class Walker {
     Node& n = r_.fabric.node(idx);
     if (port > n.num_ports) return;
     if (options_.keep_port_info) r_.port_info[idx.value][port] = pi;
-    Port& p = n.port(port);
-    p.state = pi.port_state;
-    p.phys_state = pi.port_phys_state;
-    p.width_active = pi.link_width_active;
-    p.speed_active = pi.link_speed_active;
-    p.speed_ext_active = pi.link_speed_ext_active;
-    p.vl_cap = pi.vl_cap;
-    if (!n.is_switch()) {
-      p.base_lid = pi.lid;
-      p.lmc = pi.lmc;
-    } else if (port == 0) {
-      // A switch's LID lives in port 0's PortInfo and covers all its ports
-      // (IBA 14.2.5.6); its external ports' LID fields mean nothing.
-      for (auto& q : n.ports) {
-        q.base_lid = pi.lid;
-        q.lmc = pi.lmc;
-      }
-    }
+    store_port_info(n, port, pi);
   }
 
   void link(PortRef a, PortRef b, const DrPath& path) {
@@ -319,6 +302,27 @@ std::optional<DrPath> path_into(const DiscoveryResult& d, NodeIndex n, uint8_t p
   const DrPath& remote_path = d.paths[p.remote_node.value];
   if (remote_path.full()) return std::nullopt;
   return remote_path.extended(p.remote_port);
+}
+
+void store_port_info(Node& node, uint8_t port, const wire::PortInfo& pi) {
+  Port& p = node.port(port);
+  p.state = pi.port_state;
+  p.phys_state = pi.port_phys_state;
+  p.width_active = pi.link_width_active;
+  p.speed_active = pi.link_speed_active;
+  p.speed_ext_active = pi.link_speed_ext_active;
+  p.vl_cap = pi.vl_cap;
+  if (!node.is_switch()) {
+    p.base_lid = pi.lid;
+    p.lmc = pi.lmc;
+  } else if (port == 0) {
+    // A switch's LID lives in port 0's PortInfo and covers all its ports
+    // (IBA 14.2.5.6); its external ports' LID fields mean nothing.
+    for (auto& q : node.ports) {
+      q.base_lid = pi.lid;
+      q.lmc = pi.lmc;
+    }
+  }
 }
 
 }  // namespace ibsm

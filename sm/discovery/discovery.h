@@ -82,6 +82,12 @@ struct DiscoveryProbe {
   PortRef via;
 };
 
+// What the subnet model keeps of a PortInfo read of `node`'s `port`: states,
+// active width and speed, VLCap, and the LID (a switch's port 0 gives every
+// port of the switch its LID, IBA 14.2.5.6). Full and incremental discovery
+// both store a read with it.
+void store_port_info(Node& node, uint8_t port, const wire::PortInfo& pi);
+
 // Discovery outward from `known` (a fabric found before, with its paths and
 // PortInfos): each probe's NodeInfo is read; a known node there is only
 // linked (a CA's new port read), a new one is discovered with everything

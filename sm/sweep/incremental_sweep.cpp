@@ -259,20 +259,10 @@ class RegionRediscovery {
     return {};
   }
 
-  // What a discovery keeps of a PortInfo read (Walker::store_port).
+  // What a discovery keeps of a PortInfo read: the same as a full one.
   void store(NodeIndex n, uint8_t port, const wire::PortInfo& pi) {
-    Node& node = r_.fabric.node(n);
     r_.port_info[n.value][port] = pi;
-    Port& p = node.port(port);
-    p.state = pi.port_state;
-    p.phys_state = pi.port_phys_state;
-    p.width_active = pi.link_width_active;
-    p.speed_active = pi.link_speed_active;
-    p.speed_ext_active = pi.link_speed_ext_active;
-    if (!node.is_switch()) {
-      p.base_lid = pi.lid;
-      p.lmc = pi.lmc;
-    }
+    store_port_info(r_.fabric.node(n), port, pi);
   }
 
   bool reachable(NodeIndex n) const { return n.value < reached_.size() ? reached_[n.value] : true; }

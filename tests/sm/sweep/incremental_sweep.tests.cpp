@@ -130,7 +130,8 @@ class Bench {
   SweepConfig config_;
 };
 
-// The fabric, LIDs and port states of `a` are those of `b` (matched by GUID).
+// The fabric, LIDs, port states, rates and VLCaps of `a` are those of `b`
+// (matched by GUID).
 void same_subnet(const SubnetSnapshot& a, const SubnetSnapshot& b) {
   std::string why;
   INFO(why);
@@ -141,7 +142,11 @@ void same_subnet(const SubnetSnapshot& a, const SubnetSnapshot& b) {
       INFO(fmt::format("{} {} port {}", na.description, na.node_guid, p));
       CHECK(na.port(p).base_lid == nb.port(p).base_lid);
       CHECK(na.port(p).lmc == nb.port(p).lmc);
-      if (p != 0 && na.port(p).connected()) CHECK(na.port(p).state == nb.port(p).state);
+      if (p == 0 || !na.port(p).connected()) continue;
+      CHECK(na.port(p).state == nb.port(p).state);
+      CHECK(na.port(p).width_active == nb.port(p).width_active);
+      CHECK(na.port(p).speed_active == nb.port(p).speed_active);
+      CHECK(na.port(p).vl_cap == nb.port(p).vl_cap);  // what VL programming reads
     }
   }
 }
