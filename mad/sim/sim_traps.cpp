@@ -34,6 +34,21 @@ uint32_t producer_of(NodeType type) {
   }
 }
 
+// The Data of a generic notice (IBA 13.4.8.2) with its header filled in;
+// the caller adds the trap's DataDetails.
+std::array<uint8_t, wire::smp_data_size> generic_notice(uint8_t type, NodeType producer, uint16_t trap,
+                                                        uint16_t issuer_lid) {
+  wire::Notice notice;
+  notice.is_generic = true;
+  notice.type = type;
+  notice.producer_type = producer_of(producer);
+  notice.trap_number = trap;
+  notice.issuer_lid = Lid{issuer_lid};
+  std::array<uint8_t, wire::smp_data_size> data{};
+  wire::encode(notice, data);
+  return data;
+}
+
 }  // namespace
 
 void SimFabric::send_trap(uint32_t node, uint8_t port, uint16_t dlid, std::span<const uint8_t> notice) {
@@ -64,14 +79,8 @@ void SimFabric::send_traps() {
   for (uint32_t node : state_.take_trap_sources()) {
     const sim::PortRecord& p0 = state_.port(node, 0);
     if (p0.lid == 0 || p0.master_sm_lid == 0) continue;
-    wire::Notice notice;
-    notice.is_generic = true;
-    notice.type = wire::notice_type::urgent;
-    notice.producer_type = wire::producer_type::switch_;
-    notice.trap_number = wire::trap_number::link_state_change;
-    notice.issuer_lid = Lid{p0.lid};
-    std::array<uint8_t, wire::smp_data_size> data{};
-    wire::encode(notice, data);
+    auto data = generic_notice(wire::notice_type::urgent, NodeType::switch_, wire::trap_number::link_state_change,
+                               p0.lid);
     wire::set_field(data, wire::notice_fields::trap128_lid, p0.lid);
     send_trap(node, 0, p0.master_sm_lid, data);
   }
@@ -96,14 +105,8 @@ void SimFabric::send_trap144(uint32_t node, uint8_t port) {
   if ((mask & sim::capability_mask_notice_supported) == 0 ||
       (mask & (wire::port_cap::is_trap_supported | wire::port_cap::is_notice_supported)) == 0)
     return;
-  wire::Notice notice;
-  notice.is_generic = true;
-  notice.type = wire::notice_type::info;
-  notice.producer_type = producer_of(state_.node(node).type);
-  notice.trap_number = wire::trap_number::capability_mask_change;
-  notice.issuer_lid = Lid{p.lid};
-  std::array<uint8_t, wire::smp_data_size> data{};
-  wire::encode(notice, data);
+  auto data = generic_notice(wire::notice_type::info, state_.node(node).type,
+                             wire::trap_number::capability_mask_change, p.lid);
   wire::set_field(data, wire::notice_fields::trap144_lid, p.lid);
   wire::set_field(data, wire::notice_fields::trap144_capability_mask, mask);
   send_trap(node, port, p.master_sm_lid, data);
@@ -120,14 +123,8 @@ void SimFabric::send_trap256(uint32_t node, uint8_t in_port, const Travel& t) {
   const sim::PortRecord& p = state_.port(node, guard);
   if (p.lid == 0 || p.master_sm_lid == 0 || p.answers_lid(p.master_sm_lid)) return;
   namespace f = wire::notice_fields;
-  wire::Notice notice;
-  notice.is_generic = true;
-  notice.type = wire::notice_type::security;
-  notice.producer_type = producer_of(state_.node(node).type);
-  notice.trap_number = wire::trap_number::bad_m_key;
-  notice.issuer_lid = Lid{p.lid};
-  std::array<uint8_t, wire::smp_data_size> data{};
-  wire::encode(notice, data);
+  auto data = generic_notice(wire::notice_type::security, state_.node(node).type, wire::trap_number::bad_m_key,
+                             p.lid);
   wire::set_field(data, f::trap256_lid, t.slid);
   wire::set_field(data, f::trap256_method, t.method);
   wire::set_field(data, f::trap256_attribute_id, t.attr_id);
