@@ -511,6 +511,12 @@ bool promises_deadlock_freedom(std::string_view engine) {
 }
 
 CdgOptions engine_vls(const RoutingEngine& engine, const RoutingInput& input) {
+  if (!engine.assigns_sls()) return {};
+  return engine_vls(engine, input, engine.sl2vl(input));
+}
+
+CdgOptions engine_vls(const RoutingEngine& engine, const RoutingInput& input,
+                      const std::optional<std::vector<Sl2VlTable>>& tables) {
   CdgOptions options;
   if (!engine.assigns_sls()) return options;
   const Fabric& fabric = input.fabric();
@@ -518,7 +524,6 @@ CdgOptions engine_vls(const RoutingEngine& engine, const RoutingInput& input) {
     const Lid slid = fabric.node(source.node).port(source.port).base_lid;
     return engine.path_sl(input, slid, dlid) & 0x0F;
   };
-  std::optional<std::vector<Sl2VlTable>> tables = engine.sl2vl(input);
   if (!tables) {
     // No tables: the SM's default mapping, SL i on VL i, kept on every cable.
     options.path_vl = sl_of;

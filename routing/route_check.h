@@ -93,6 +93,11 @@ struct RoutingInput;
 // Empty options (every packet on VL 0) for an engine that assigns no SLs.
 // The options call `engine` with `input`: both must outlive them.
 CdgOptions engine_vls(const RoutingEngine& engine, const RoutingInput& input);
+// The same with the engine's sl2vl(input) already asked for (the sweep asks
+// once, for programming and for the check: a layered engine builds a table
+// per switch port pair).
+CdgOptions engine_vls(const RoutingEngine& engine, const RoutingInput& input,
+                      const std::optional<std::vector<Sl2VlTable>>& tables);
 
 struct RouteCheckOptions {
   CheckOptions pairs;

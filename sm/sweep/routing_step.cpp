@@ -50,7 +50,7 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
     const routing::RoutingInput input{.graph = *outcome->graph, .max_vls = settings.max_vls};
     routing::RouteCheck check = routing::check_routes(
         snapshot, r.lfts,
-        {.pairs = {.max_problems = 3}, .engine = r.engine, .vls = routing::engine_vls(*r.engine_used, input)});
+        {.pairs = {.max_problems = 3}, .engine = r.engine, .vls = routing::engine_vls(*r.engine_used, input, r.sl2vl)});
     r.check = check.to_string();
     r.check_ok = check.ok();
     r.port_routes = std::move(check.pairs.port_routes);
