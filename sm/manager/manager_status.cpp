@@ -134,12 +134,12 @@ std::string status_json(const ManagerStatus& s, Micros now) {
   append_json_string(b, s.last_error);
   const ManagerCounters& c = s.counters;
   fmt::format_to(it,
-                 ", \"counters\": {{\"heavy_sweeps\": {}, \"light_sweeps\": {}, \"discovery_sweeps\": {}, "
+                 ", \"counters\": {{\"heavy_sweeps\": {}, \"incremental_sweeps\": {}, \"light_sweeps\": {}, \"discovery_sweeps\": {}, "
                  "\"state_changes\": {}, \"polls_sent\": {}, \"polls_failed\": {}, \"takeovers\": {}, "
                  "\"handovers_sent\": {}, \"handovers_received\": {}, \"mads_sent\": {}, \"mads_retried\": {}, "
                  "\"mads_timed_out\": {}, \"traps\": {}, \"traps_repeated\": {}, \"traps_ignored\": {}, "
                  "\"sweep_requests_coalesced\": {}, \"ports_quarantined\": {}}}, \"age_s\": {:.3f}}}\n",
-                 c.heavy_sweeps, c.light_sweeps, c.discovery_sweeps, c.state_changes, c.polls_sent, c.polls_failed,
+                 c.heavy_sweeps, c.incremental_sweeps, c.light_sweeps, c.discovery_sweeps, c.state_changes, c.polls_sent, c.polls_failed,
                  c.takeovers, c.handovers_sent, c.handovers_received, s.mads_sent, s.mads_retried, s.mads_timed_out,
                  s.traps, s.trap_filter.repeats, s.trap_filter.ignored, c.sweep_requests_coalesced,
                  s.ports_quarantined, seconds(now - s.taken_at));
@@ -168,8 +168,8 @@ std::string status_text(const ManagerStatus& s, Micros now) {
     if (!s.route_check.empty()) fmt::format_to(it, "Route check     : {}\n", s.route_check);
   }
   const ManagerCounters& c = s.counters;
-  fmt::format_to(it, "Sweeps          : {} heavy, {} light, {} discovery only\n", c.heavy_sweeps, c.light_sweeps,
-                 c.discovery_sweeps);
+  fmt::format_to(it, "Sweeps          : {} heavy, {} incremental, {} light, {} discovery only\n", c.heavy_sweeps,
+                 c.incremental_sweeps, c.light_sweeps, c.discovery_sweeps);
   fmt::format_to(it, "MADs            : {} sent, {} retried, {} timed out\n", s.mads_sent, s.mads_retried,
                  s.mads_timed_out);
   fmt::format_to(it, "Failover        : {} takeovers, {} handovers sent, {} received\n", c.takeovers, c.handovers_sent,
