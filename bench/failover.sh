@@ -17,7 +17,7 @@
 #                 standby's LID as SMLid: the new master has taken the subnet.
 #     Polls run back to back (tens of ms each; ports_s stops at the first port
 #     not yet there). After that, once per run: ibnetdiscover shows every LID
-#     as before the kill, and dump_lfts' tables deliver every CA pair (ibsm
+#     as before the kill, and dump_fts' tables deliver every CA pair (ibsm
 #     check). The tables the old master programmed stay in the switches, so
 #     "routed" alone would pass at once; the SMLid of every port is the honest
 #     sign that the new master has swept.
@@ -159,7 +159,7 @@ one_run() {
         if until_true 60 sminfo_says MASTER "$guid"; then t2=$(now); ss=$(since "$t0" "$t2"); fi
         if until_true 60 ports_point_at "$lid" "$dir/lids.before.ca"; then t3=$(now); ps=$(since "$t0" "$t3"); fi
         lids "$dir/lids.after" && cmp -s "$dir/lids.before" "$dir/lids.after" && lids_ok=same || lids_ok=CHANGED
-        if sim host-2 timeout 20 dump_lfts > "$dir/lfts" 2>/dev/null &&
+        if sim host-2 timeout 20 dump_fts > "$dir/lfts" 2>/dev/null &&
           "$ibsm" check --topology "$dir/lids.after.ibnetdiscover" --lfts "$dir/lfts" > "$dir/check" 2>&1; then
           routed=yes
         else routed=NO; fi

@@ -12,7 +12,7 @@
 #     routing time comes from each SM's own log (OpenSM: from "building
 #     routing with" to "tables configured", at -D 0x07; ibsm: the engine's
 #     "computed the tables" line after the LID phase), and the tables are read
-#     back from the switches with dump_lfts and judged by the same `ibsm check`
+#     back from the switches with dump_fts and judged by the same `ibsm check`
 #     against ibnetdiscover's view: max/mean/stddev routes per link, stretch.
 # Usage: bench/routing.sh [--quick] [--no-offline] [--no-opensm] [--engines "minhop updn ..."]
 set -euo pipefail
@@ -93,14 +93,14 @@ client() { LD_PRELOAD="$umad2sim" "$@"; }
 # judge TAG: reads the tables back from the switches and checks them.
 judge() {
   client ibnetdiscover > "$work/$1.topo" 2>/dev/null
-  client dump_lfts > "$work/$1.lfts" 2>/dev/null
+  client dump_fts > "$work/$1.lfts" 2>/dev/null
   "$ibsm" check --topology "$work/$1.topo" --lfts "$work/$1.lfts" --engine "$2" > "$work/$1.check" 2>&1 || true
 }
 
 if [[ $with_opensm == 1 ]]; then
   echo
   echo "== ibsim: ibsm run -o -R E vs opensm -o -R E (fresh simulator per SM; SIM_HOST=host-0)"
-  echo "   routing time from each SM's log; quality from ibsm check on dump_lfts read back from the switches"
+  echo "   routing time from each SM's log; quality from ibsm check on dump_fts read back from the switches"
   echo "   (OpenSM's updn finds no root on fabrics where every switch has CAs and routes min-hop instead;"
   echo "    its dnup then ranks every switch alike: the cdg columns say whose tables can deadlock)"
   printf '%-10s %-7s %9s %9s %7s %9s %9s %8s %8s %9s %9s %-8s %-8s\n' fabric engine ibsm_s osm_s ratio ibsm_max osm_max \

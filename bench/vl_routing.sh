@@ -11,7 +11,7 @@
 #    routing time from its log ("building routing with" to "tables
 #    configured"), the engine that really configured the tables (OpenSM falls
 #    back to min-hop when an engine runs out of VLs), the VLs it reports, the
-#    tables read back with dump_lfts and judged by `ibsm check` on VL 0: what
+#    tables read back with dump_fts and judged by `ibsm check` on VL 0: what
 #    a fallback installs can deadlock. OpenSM's path SLs are not read back
 #    (it dumps none, and its SA is gone with -o), so an engine that kept its
 #    tables is taken at its word ("own word" in the cdg column).
@@ -110,7 +110,7 @@ for f in "${fabrics[@]}"; do
     fi
     t0=$(grep "building routing with '$e'" "$log" | osm_time); t1=$(grep "$used tables configured" "$log" | osm_time)
     SIM_HOST=host-0 LD_PRELOAD="$umad2sim" ibnetdiscover > "$work/osm.topo" 2>/dev/null || true
-    SIM_HOST=host-0 LD_PRELOAD="$umad2sim" dump_lfts > "$work/osm.lfts" 2>/dev/null || true
+    SIM_HOST=host-0 LD_PRELOAD="$umad2sim" dump_fts > "$work/osm.lfts" 2>/dev/null || true
     stop "$sim"
     "$ibsm" check --topology "$work/osm.topo" --lfts "$work/osm.lfts" > "$work/osm.check" 2>&1 || true
     # dfsssp: "Virtual Lanes needed: 5"; other engines: whatever count of lanes or layers they log.

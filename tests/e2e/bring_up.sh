@@ -5,7 +5,7 @@
 #  - iblinkinfo: every cabled port Active/LinkUp, at the width and speed
 #    ibnetdiscover reports for the cable;
 #  - ibnetdiscover: every port has a LID of its own;
-#  - dump_lfts: the tables the switches hold deliver every CA-to-CA pair,
+#  - dump_fts: the tables the switches hold deliver every CA-to-CA pair,
 #    traced hop by hop (`ibsm check`; a fixed sample of sources on big
 #    fabrics), and ibtracert takes the same switches on a sample of pairs;
 #  - ibdmchk on the OpenSM-format dumps ibsm writes: every CA-to-CA path
@@ -14,7 +14,7 @@
 #    block (counted by umad_count around umad_send, not by ibsm);
 #  - `ibsm run -o --sim` (SimFabric, no ibsim) gives the same LIDs and LFTs;
 #  - `ibsm route` (offline, on the netfile) gives the same LIDs and LFTs, in
-#    OpenSM's dump format and in dump_lfts's, compared with what dump_lfts
+#    OpenSM's dump format and in dump_fts's, compared with what dump_fts
 #    read back from the switches.
 # Options (before the fabric):
 #   --ibsm ARGS     extra arguments for both ibsm runs (e.g. "-l 1 -R updn");
@@ -106,7 +106,7 @@ done < <(grep -oE 'lid [0-9]+ [0-9]+x[A-Z]+' ibnetdiscover.out | awk '{print $3}
          sed -E 's/^([0-9]+)x(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR)$/\1X \2/; s/ SDR$/ 2.5/; s/ DDR$/ 5.0/; s/ QDR$/ 10.0/; s/ FDR10$/ 10.0/; s/ FDR$/ 14.0/; s/ EDR$/ 25.0/; s/ HDR$/ 50.0/; s/ NDR$/ 100.0/')
 
 # --- LIDs unique, every pair delivered by what the switches hold.
-client dump_lfts > lfts.out 2> lfts.err || fail "dump_lfts failed: $(cat lfts.err)"
+sim_client dump_fts > lfts.out 2> lfts.err || fail "dump_fts failed: $(cat lfts.err)"
 check_engine=()
 [[ -n $engine ]] && check_engine=(--engine "$engine")
 "$IBSM" check --topology ibnetdiscover.out --lfts lfts.out --stride "$stride" "${check_engine[@]}" > check.out ||
@@ -184,7 +184,7 @@ if [[ ${#before[@]} -eq 0 ]]; then
     --guid2lid route.guid2lid 2> route.err || fail "ibsm route failed: $(cat route.err)"
   diff -u dump.first/opensm-lfts.dump route.dump > route.diff || fail "ibsm route's LFTs differ: $(head -20 route.diff)"
   diff -u <(sort cache/guid2lid) <(sort route.guid2lid) > route-lids.diff || fail "ibsm route's LIDs differ: $(head route-lids.diff)"
-  # Its dump_lfts format against what dump_lfts read from the switches:
+  # Its dump_fts format against what dump_fts read from the switches:
   # (switch GUID, LID, port) triples. ibroute leaves out the top LID when it
   # is a multiple of 64, so LIDs beyond the highest it listed are left out.
   "$IBSM" route -t "$netfile" "${sm_node[@]}" "${ibsm_args[@]}" --lfts route.lfts 2> route.err ||
@@ -196,6 +196,6 @@ if [[ ${#before[@]} -eq 0 ]]; then
   }
   top=$(triples lfts.out | awk '$2>m {m=$2} END {print m+0}')
   diff <(triples lfts.out | sort) <(triples route.lfts | awk -v t="$top" '$2<=t' | sort) > route-lfts.diff ||
-    fail "ibsm route's dump_lfts output differs from the switches' tables: $(head route-lfts.diff)"
+    fail "ibsm route's dump_fts output differs from the switches' tables: $(head route-lfts.diff)"
   echo "ibsm route gives the same LIDs and LFTs ($(wc -l < route-lfts.diff) differences in $(triples lfts.out | wc -l) entries)"
 fi

@@ -19,7 +19,7 @@ ibsim_cmd 'Error "leaf-3" 0'
 
 # The other 9 hosts each have a LID and reach each other; leaf-3 and its hosts have none.
 client ibnetdiscover > topo.out 2>/dev/null || fail "ibnetdiscover failed"
-client dump_lfts > lfts.out 2>/dev/null || true
+sim_client dump_fts > lfts.out 2>/dev/null || true
 "$IBSM" check --topology topo.out --lfts lfts.out > check.out || true
 cat check.out
 grep -qE "pairs 72: delivered 72, unreachable 0, looping 0" check.out || fail "the 9 reachable hosts do not all reach each other"
@@ -28,7 +28,7 @@ grep -qE "pairs 72: delivered 72, unreachable 0, looping 0" check.out || fail "t
 # The node answers again: the next run brings everything up.
 client "$IBSM" run -o --cache-dir cache -f second.log > second.out 2>&1 || fail "second run failed: $(cat second.out)"
 client ibnetdiscover > topo2.out 2>/dev/null
-client dump_lfts > lfts2.out 2>/dev/null
+sim_client dump_fts > lfts2.out 2>/dev/null
 "$IBSM" check --topology topo2.out --lfts lfts2.out > check2.out || fail "after recovery: $(cat check2.out)"
 grep -q "pairs 132: delivered 132" check2.out || fail "not every pair delivered after recovery: $(cat check2.out)"
 echo "silent leaf reported, the rest brought up; all up once it answered again"

@@ -38,7 +38,7 @@ check 0 updn --engine updn
 tail -1 check.out | grep -q "^routing check (updn): 240/240 pairs delivered, hops max [0-9]* mean [0-9.]*, stretch max [0-9.]*, link routes max [0-9]* mean [0-9.]* stddev [0-9.]*, cdg acyclic$" ||
   fail "updn: unexpected summary: $(tail -1 check.out)"
 
-# A hole: the first switch sends its own host's LID to its port 0 (dump_lfts
+# A hole: the first switch sends its own host's LID to its port 0 (dump_fts
 # lists one "LID port" line per entry), so the 15 other hosts cannot reach it.
 lid=$(awk '$1 ~ /^0x/ && $3 == ":" && /Channel Adapter|host/ {print $1; exit}' updn.lfts)
 [[ -n $lid ]] || fail "no host LID in the first switch's table: $(head -8 updn.lfts)"

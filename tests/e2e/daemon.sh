@@ -76,7 +76,7 @@ grep -qE "light sweep: .*(lid 99|changed state)" daemon.log || fail "the light s
 [[ $(host4_lid) -eq $lid_before ]] || fail "host-4's lid is $(host4_lid) after Baselid 99, expected $lid_before back"
 grep -qE "port 1: lid 99 -> $lid_before \(changed behind the sm's back: restored" daemon.log ||
   fail "the restored lid is not logged: $(grep -E 'lid 99' daemon.log)"
-client dump_lfts > lfts.out 2>/dev/null
+sim_client dump_fts > lfts.out 2>/dev/null
 client ibnetdiscover > topo.out 2>/dev/null
 "$IBSM" check --topology topo.out --lfts lfts.out > check.out || fail "after Baselid: $(cat check.out)"
 

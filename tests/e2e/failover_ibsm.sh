@@ -6,7 +6,7 @@
 #  2. A is killed (SIGKILL): B takes over. Printed: seconds from the kill to
 #     B's "Entering MASTER state", to sminfo at host-2 naming B MASTER (host-2's
 #     port then has B's LID as SM LID), to every CA port having it. Judged:
-#     the LIDs of before (ibnetdiscover), every CA pair routed (dump_lfts,
+#     the LIDs of before (ibnetdiscover), every CA pair routed (dump_fts,
 #     ibsm check), the ServiceRecord found on B's SA (saquery -S) and the
 #     multicast group host-4 and host-5 joined on A, at the same MLID, with
 #     the switches' MFTs (dump_mfts) unchanged — the standby mirrored the

@@ -9,7 +9,7 @@
 #   d  ibsm master; OpenSM joins at a higher priority: ibsm hands over to OpenSM
 # Judged each time: sminfo at host-2 names the new master MASTER (and, after a
 # handover, the old one STANDBY); every CA port has the new master's LID as
-# its SM LID and is Active; ibnetdiscover shows the LIDs of before; dump_lfts'
+# its SM LID and is Active; ibnetdiscover shows the LIDs of before; dump_fts'
 # tables deliver every CA pair (ibsm check).
 # Usage: failover_opensm.sh NAME CASE. OSM_ARGS: more options for every
 # OpenSM (e.g. OSM_ARGS="-D 0x0f" for a debug log). PEER=opensm plays ibsm's part with a

@@ -4,7 +4,7 @@
 # an incremental sweep (the log says so), far cheaper than the heavy sweep
 # that brought the subnet up (umad_count counts what the SM sent around the
 # two events); after each, every pair is delivered (ibsm check over
-# ibnetdiscover and dump_lfts, ibtracert through the spine) and every cabled
+# ibnetdiscover and dump_fts, ibtracert through the spine) and every cabled
 # port is Active (iblinkinfo).
 source "$(dirname "$0")/lib.sh"
 e2e_setup "$1"
@@ -27,7 +27,7 @@ all_active() {
   [[ $(grep '==(' links.out | grep -c 'Active/  LinkUp') -eq $1 ]]
 }
 routes_ok() {
-  client dump_lfts > lfts.out 2>/dev/null || fail "dump_lfts failed"
+  sim_client dump_fts > lfts.out 2>/dev/null || fail "dump_fts failed"
   client ibnetdiscover > topo.out 2>/dev/null || fail "ibnetdiscover failed"
   "$IBSM" check --topology topo.out --lfts lfts.out > check.out || fail "$1: $(cat check.out)"
   grep -q "delivered" check.out || fail "$1: no verdict: $(cat check.out)"

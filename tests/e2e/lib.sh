@@ -136,20 +136,61 @@ for line in sys.stdin:
 ' | sort
 }
 
-# sim_client CMD ARGS...: client, run again (up to 3 times) if umad2sim (ibsim 0.10)
-# crashed it: its receiver thread dereferences a released queue when the
-# socket closes at exit or a MAD comes for a class with no agent (SEGV in
-# libumad2sim.so). The command's own failures are returned as they are.
-# Only the last run's output is passed on.
+# ibsim_reap: frees the ibsim slots of clients that died attached (killed by
+# a signal, `timeout` among them, or crashed in umad2sim): ibsim keeps them,
+# and once its 10 are taken every new client fails or hangs. Asks the console
+# which clients are attached and disconnects those whose process is gone.
+ibsim_reap() {
+  [[ -n ${E2E_DIR:-} && -p $E2E_DIR/console ]] || return 0
+  local mark n pid
+  mark=$(wc -c < "$E2E_DIR/sim.out")
+  echo Attached > "$E2E_DIR/console"
+  sleep 0.2
+  tail -c +$((mark + 1)) "$E2E_DIR/sim.out" | grep -oE 'Client [0-9]+: pid [0-9]+' |
+    while read -r _ n _ pid; do
+      # Gone, or a zombie (`timeout -s KILL` leaves its child to a PID 1
+      # that may not reap it).
+      [[ $(ps -o stat= -p "$pid" 2>/dev/null) == [^Z]* ]] || echo "X ${n%:}" > "$E2E_DIR/console"
+    done
+  sleep 0.1
+}
+
+# umad2sim_died RC: RC (and sim_client.err) say the client crashed inside
+# umad2sim (ibsim 0.10): its receiver thread dereferences a released queue
+# when the socket closes at exit or a MAD comes for a class with no agent.
+umad2sim_died() { [[ $1 -eq 139 ]] || { [[ $1 -ne 0 ]] && grep -q "libumad2sim.so" sim_client.err; }; }
+
+# sim_client CMD ARGS...: client, for a command that may run twice (a query):
+# run again (up to 3 times) if umad2sim crashed it, or if `timeout` had to
+# stop it (a hung umad2sim client, 124), with the dead clients' ibsim slots
+# freed first. The command's own failures are returned as they are. Only the
+# last run's output is passed on.
 sim_client() {
   local rc=0 attempt
   client "$@" > sim_client.out 2> sim_client.err || rc=$?
   for attempt in 1 2 3; do
-    [[ $rc -ne 0 ]] && { [[ $rc -eq 139 ]] || grep -q "libumad2sim.so" sim_client.err; } || break
-    echo "umad2sim crashed $* (rc $rc); again" >&2
+    umad2sim_died "$rc" || [[ $rc -eq 124 ]] || break
+    echo "umad2sim crashed or hung $* (rc $rc); again" >&2
+    ibsim_reap
     rc=0
     client "$@" > sim_client.out 2> sim_client.err || rc=$?
   done
+  cat sim_client.out
+  cat sim_client.err >&2
+  return $rc
+}
+
+# sim_delete CMD...: sim_client for a command that deletes something (an SA
+# record): run again after a crash it would find nothing to delete and fail,
+# so a umad2sim crash is let pass once, and the caller judges the effect.
+sim_delete() {
+  local rc=0
+  client "$@" > sim_client.out 2> sim_client.err || rc=$?
+  if umad2sim_died "$rc"; then
+    echo "umad2sim crashed $* (rc $rc); its effect is judged after" >&2
+    ibsim_reap
+    rc=0
+  fi
   cat sim_client.out
   cat sim_client.err >&2
   return $rc
@@ -173,7 +214,7 @@ sim_client() {
 #   wait_master GUID SECONDS [LID] until sminfo_of says GUID is MASTER; 1 on timeout
 #   lid_map OUT                    every port of the fabric as ibnetdiscover at
 #                                  JUDGE_HOST reads it: "ca|sw GUID LID PORT" lines
-#   check_routed TAG               dump_lfts at JUDGE_HOST: every CA pair delivered
+#   check_routed TAG               dump_fts at JUDGE_HOST: every CA pair delivered
 #                                  (ibsm check on TAG.ibnetdiscover, TAG.lfts)
 #   check_sm_lid LID [MAP]         every CA port (of lid map MAP, default lids.before)
 #                                  is Active and has SMLid LID; 1 and the first
@@ -249,7 +290,7 @@ port_guid() { SIM_HOST=$1 sim_client timeout 10 smpquery -D nodeinfo 0 2>/dev/nu
 port_lid() { SIM_HOST=$1 sim_client timeout 10 smpquery -D portinfo 0 2>/dev/null | awk -F. '/^Lid:/ {print $NF}'; }
 sminfo_of() {
   local out
-  out=$(SIM_HOST=$JUDGE_HOST client timeout 10 sminfo -t 300 ${1:+"$1"} 2>/dev/null) || return 1
+  out=$(SIM_HOST=$JUDGE_HOST sim_client timeout 10 sminfo -t 300 ${1:+"$1"} 2>/dev/null) || return 1
   # sminfo: sm lid 1 sm guid 0x2c90400000001, activity count 490 priority 15 state 3 SMINFO_MASTER
   awk '{for (i = 1; i <= NF; i++) {if ($i == "guid") g = $(i+1); if ($i == "priority") p = $(i+1); if ($i == "state") s = $(i+2)}}
        END {sub(",", "", g); sub("SMINFO_", "", s); if (s == "") exit 1; print s, g, p}' <<<"$out"
@@ -279,14 +320,14 @@ lid_map() {
 check_routed() {
   local tag=$1
   SIM_HOST=$JUDGE_HOST sim_client timeout 20 ibnetdiscover > "$tag.ibnetdiscover" 2>/dev/null || return 1
-  SIM_HOST=$JUDGE_HOST sim_client timeout 20 dump_lfts > "$tag.lfts" 2>/dev/null || return 1
+  SIM_HOST=$JUDGE_HOST sim_client timeout 20 dump_fts > "$tag.lfts" 2>/dev/null || return 1
   "$IBSM" check --topology "$tag.ibnetdiscover" --lfts "$tag.lfts" > "$tag.check" 2>&1
 }
 check_sm_lid() {
   local want=$1 map=${2:-lids.before} kind guid lid port info
   while read -r kind guid lid port; do
     [[ $kind == ca ]] || continue
-    info=$(SIM_HOST=$JUDGE_HOST client timeout 10 smpquery portinfo "$lid" "$port" 2>/dev/null) || { echo "lid $lid: no PortInfo"; return 1; }
+    info=$(SIM_HOST=$JUDGE_HOST sim_client timeout 10 smpquery portinfo "$lid" "$port" 2>/dev/null) || { echo "lid $lid: no PortInfo"; return 1; }
     grep -qE "^SMLid:\.+$want\$" <<<"$info" && grep -qE "^LinkState:\.+Active" <<<"$info" ||
       { echo "lid $lid: $(grep -E '^(SMLid|LinkState)' <<<"$info" | tr -s '.' ' ' | tr '\n' ' ')"; return 1; }
   done < "$map"
@@ -300,6 +341,9 @@ judge_master() {
   if [[ $old != - ]]; then
     local old_lid
     old_lid=$(port_lid "$old")
+    # A few tries: under load sminfo's Get can go unanswered within its
+    # timeout, and that is silence, not a state.
+    for i in $(seq 1 25); do [[ $(state_of "$old_lid") == STANDBY ]] && break; sleep 0.2; done
     [[ $(state_of "$old_lid") == STANDBY ]] || fail "the old master at $old (lid $old_lid) is $(sminfo_of "$old_lid" || echo silent), not STANDBY"
   fi
   for i in $(seq 1 100); do why=$(check_sm_lid "$lid") && break; sleep 0.2; done
@@ -308,4 +352,30 @@ judge_master() {
   diff lids.before lids.after > lids.diff || fail "LIDs changed: $(head -6 lids.diff)"
   check_routed after || fail "the tables do not deliver every pair: $(tail -5 after.check)"
   echo "$new is MASTER (lid $lid), every CA port points at it, $(wc -l < lids.after) LIDs unchanged, every CA pair routed"
+}
+
+# The fabric and its forwarding tables as ibnetdiscover and dump_fts read
+# them back (fabric.ibnetdiscover, fabric.lfts), and the CA ports' LIDs,
+# ascending, in the array ca_lids.
+read_back_fabric() {
+  sim_client timeout 20 ibnetdiscover > fabric.ibnetdiscover 2>/dev/null || fail "ibnetdiscover failed"
+  sim_client timeout 20 dump_fts > fabric.lfts 2>/dev/null || fail "dump_fts failed"
+  mapfile -t ca_lids < <(grep -oE '^\[1\]\([0-9a-f]+\)[^#]*# lid [0-9]+' fabric.ibnetdiscover | grep -oE '[0-9]+$' | sort -n)
+}
+
+# The SA's PathRecord SL of every ordered pair of ca_lids, as "SLID DLID SL"
+# lines in FILE, only the pairs off SL 0 (the layout of `ibsm route --sl`).
+sa_path_sls() {
+  local file=$1 s d out sl
+  : > "$file"
+  for s in "${ca_lids[@]}"; do
+    for d in "${ca_lids[@]}"; do
+      [[ $s == "$d" ]] && continue
+      out=$(sim_client timeout 10 saquery -p --slid "$s" --dlid "$d" 2>&1) || fail "saquery -p $s -> $d: $out"
+      sl=$(awk -F. '/^[[:space:]]*sl\./ {print $NF; exit}' <<<"$out")  # "sl......0x1"
+      [[ $sl =~ ^0x[0-9a-fA-F]+$ ]] || fail "saquery -p $s -> $d shows no sl: $out"
+      sl=$((sl))
+      (( sl == 0 )) || echo "$s $d $sl" >> "$file"
+    done
+  done
 }

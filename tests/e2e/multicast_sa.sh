@@ -34,8 +34,10 @@ app=ff15:1234::42
 app_full=ff15:1234:0000:0000:0000:0000:0000:0042
 
 # q HOST ARGS...: ibsm query from HOST.
-q() { local host=$1; shift; SIM_HOST=$host client "$IBSM" query "$@"; }
-gid_of() { SIM_HOST=$1 client ibaddr | awk '{print $2}'; }
+q() { local host=$1; shift; SIM_HOST=$host sim_client "$IBSM" query "$@"; }
+# qd HOST ARGS...: a delete (the tables after it are judged on their own).
+qd() { local host=$1; shift; SIM_HOST=$host sim_delete "$IBSM" query "$@"; }
+gid_of() { SIM_HOST=$1 sim_client ibaddr | awk '{print $2}'; }
 gid5=$(gid_of host-5)
 gid6=$(gid_of host-6)
 [[ $gid5 == fe80::* && $gid6 == fe80::* ]] || fail "no port GIDs from ibaddr: '$gid5' '$gid6'"
@@ -88,9 +90,9 @@ SIM_HOST=host-6 sim_client saquery -m || fail "saquery -m failed"
 grep -A2 "MGID\.*$bcast\$" sim_client.out | grep -q "PortGid\.*::$" || fail "saquery -m showed PortGIDs: $(cat sim_client.out)"
 
 # --- Leaves: host-6 leaves $app, host-5's leave deletes it; the broadcast group stays.
-q host-6 MCMR --delete MGID=$app PortGID="$gid6" JoinState=2 --json > leave6.json || fail "leave of host-6 failed"
-q host-5 MCMR --delete MGID=$app PortGID="$gid5" JoinState=1 --json > leave5.json || fail "leave of host-5 failed"
-q host-5 MCMR --delete MGID=$bcast PortGID="$gid5" JoinState=1 > /dev/null || fail "broadcast leave failed"
+qd host-6 MCMR --delete MGID=$app PortGID="$gid6" JoinState=2 --json > leave6.json || fail "leave of host-6 failed"
+qd host-5 MCMR --delete MGID=$app PortGID="$gid5" JoinState=1 --json > leave5.json || fail "leave of host-5 failed"
+qd host-5 MCMR --delete MGID=$bcast PortGID="$gid5" JoinState=1 > /dev/null || fail "broadcast leave failed"
 q host-6 MCMR --json > after.json || fail "MCMR table after the leaves failed"
 python3 - after.json "$bcast_full" <<'EOF' || fail "groups after the leaves: $(cat after.json)"
 import json, sys
@@ -111,7 +113,7 @@ grep -q "^answer method 0x81 status 0x0000 attr 0x0003" reports.out || fail "Inf
 trapped=ff15:1234::77
 q host-5 MCMR --set MGID=$trapped PortGID="$gid5" JoinState=1 Q_Key=0x22 P_Key=0xffff SL=0 FlowLabel=0 TClass=0 \
   > /dev/null || fail "create of $trapped failed"
-q host-5 MCMR --delete MGID=$trapped PortGID="$gid5" JoinState=1 > /dev/null || fail "delete of $trapped failed"
+qd host-5 MCMR --delete MGID=$trapped PortGID="$gid5" JoinState=1 > /dev/null || fail "delete of $trapped failed"
 for _ in $(seq 1 50); do grep -q "^report trap 67" reports.out && break; sleep 0.1; done
 kill "$reporter" 2>/dev/null || true
 wait "$reporter" 2>/dev/null || true

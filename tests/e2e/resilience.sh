@@ -9,7 +9,7 @@
 #    it and the subnet is up with every node;
 #  - 30% SMP loss on two switches (`Error ... 30`): no SUBNET UP with fewer
 #    nodes than the fabric has (a live host missed by one sweep is not
-#    dropped), and in the end every pair is routed (ibsm check on dump_lfts).
+#    dropped), and in the end every pair is routed (ibsm check on dump_fts).
 source "$(dirname "$0")/lib.sh"
 e2e_setup "$1"
 
@@ -77,7 +77,7 @@ wait_for 20 "SUBNET UP after the loss" more_than "SUBNET UP" "$ups"
 short=$(grep "SUBNET UP" daemon.log | grep -vc "SUBNET UP: $nodes nodes" || true)
 [[ $short -eq 0 ]] || fail "$short SUBNET UP lines with fewer than $nodes nodes: $(grep 'SUBNET UP' daemon.log | grep -v "$nodes nodes")"
 wait_for 10 "every port Active after the loss" all_active $cabled_ends
-client dump_lfts > lfts.out 2>/dev/null
+sim_client dump_fts > lfts.out 2>/dev/null
 client ibnetdiscover > topo.out 2>/dev/null
 "$IBSM" check --topology topo.out --lfts lfts.out > check.out || fail "after the loss: $(cat check.out)"
 echo "30% loss: every SUBNET UP had all $nodes nodes; $(head -1 check.out)"

@@ -6,7 +6,7 @@
 #  - `saquery -p` shows the path SLs: every CA pair's PathRecord SL equals
 #    what `ibsm route --sl` computes offline for the same fabric and SM node;
 #  - a per-VL deadlock check that shares no code with ibsm (vl_cdg_judge.py),
-#    built from those SA SLs and the LFTs read back with dump_lfts, finds
+#    built from those SA SLs and the LFTs read back with dump_fts, finds
 #    every VL acyclic, as `ibsm check --sl` does on the same tables; with
 #    every path on SL 0 both find the credit loop;
 #  - osmtest -f c and -f q pass.
@@ -22,9 +22,7 @@ grep -qE "routing check \(dfsssp\): .*cdg acyclic on vls 0,1" daemon.log ||
 ! grep -q "credit loop" daemon.log || fail "the daemon logged a credit loop: $(grep 'credit loop' daemon.log)"
 
 # The fabric and the tables as the diag tools read them back.
-sim_client timeout 20 ibnetdiscover > fabric.ibnetdiscover 2>/dev/null || fail "ibnetdiscover failed"
-sim_client timeout 20 dump_lfts > fabric.lfts 2>/dev/null || fail "dump_lfts failed"
-mapfile -t ca_lids < <(grep -oE '^\[1\]\([0-9a-f]+\)[^#]*# lid [0-9]+' fabric.ibnetdiscover | grep -oE '[0-9]+$' | sort -n)
+read_back_fabric
 (( ${#ca_lids[@]} == 5 )) || fail "expected 5 CA lids, found ${#ca_lids[@]}: ${ca_lids[*]}"
 
 # dfsssp's SL2VL tables are programmed: SL s on VL s % 2 (two layers), read
@@ -34,17 +32,7 @@ row=$(grep -m1 '^ports:' <<<"$sl2vl" | cut -d'|' -f2- | tr -d ' ')
 [[ $row == 0\|1\|0\|1\|* ]] || fail "the CA's SL2VL table is not SL s -> VL s % 2: $sl2vl"
 
 # Every CA pair's PathRecord SL from the SA, as SLID DLID SL lines (only SLs off 0).
-: > sa.sls
-for s in "${ca_lids[@]}"; do
-  for d in "${ca_lids[@]}"; do
-    [[ $s == "$d" ]] && continue
-    out=$(sim_client timeout 10 saquery -p --slid "$s" --dlid "$d" 2>&1) || fail "saquery -p $s -> $d: $out"
-    sl=$(awk -F. '/^[[:space:]]*sl\./ {print $NF; exit}' <<<"$out")  # "sl......0x1"
-    [[ $sl =~ ^0x[0-9a-fA-F]+$ ]] || fail "saquery -p $s -> $d shows no sl: $out"
-    sl=$((sl))
-    (( sl == 0 )) || echo "$s $d $sl" >> sa.sls
-  done
-done
+sa_path_sls sa.sls
 [[ -s sa.sls ]] || fail "every path is on sl 0: dfsssp split no path off layer 0"
 grep -qvE ' (0|1)$' sa.sls && fail "an sl beyond 1 on a ring: $(grep -vE ' (0|1)$' sa.sls | head -3)"
 

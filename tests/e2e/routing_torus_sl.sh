@@ -7,7 +7,7 @@
 #    offline, and the tables read back with `smpquery sl2vl` equal what
 #    `ibsm route --sl2vl` writes;
 #  - the judge that shares no code with ibsm (vl_cdg_judge.py), from those
-#    SLs, the SL2VL tables and the LFTs read back (dump_lfts), finds the
+#    SLs, the SL2VL tables and the LFTs read back (dump_fts), finds the
 #    dependencies acyclic, as `ibsm check --sl --sl2vl` does offline on the
 #    same tables, on the same VLs;
 #  - with every SL2VL entry forced to VL 0, both find the credit loop.
@@ -21,23 +21,11 @@ grep -q "routing engine torus-2QoS computed the tables" daemon.log ||
   fail "torus-2QoS did not route: $(grep -i routing daemon.log | tail -3)"
 
 # The fabric and the tables as the diag tools read them back.
-sim_client timeout 20 ibnetdiscover > fabric.ibnetdiscover 2>/dev/null || fail "ibnetdiscover failed"
-sim_client timeout 20 dump_lfts > fabric.lfts 2>/dev/null || fail "dump_lfts failed"
-mapfile -t ca_lids < <(grep -oE '^\[1\]\([0-9a-f]+\)[^#]*# lid [0-9]+' fabric.ibnetdiscover | grep -oE '[0-9]+$' | sort -n)
+read_back_fabric
 (( ${#ca_lids[@]} == 5 )) || fail "expected 5 CA lids, found ${#ca_lids[@]}: ${ca_lids[*]}"
 
 # Every CA pair's PathRecord SL from the SA, as SLID DLID SL lines (only SLs off 0).
-: > sa.sls
-for s in "${ca_lids[@]}"; do
-  for d in "${ca_lids[@]}"; do
-    [[ $s == "$d" ]] && continue
-    out=$(sim_client timeout 10 saquery -p --slid "$s" --dlid "$d" 2>&1) || fail "saquery -p $s -> $d: $out"
-    sl=$(awk -F. '/^[[:space:]]*sl\./ {print $NF; exit}' <<<"$out")  # "sl......0x1"
-    [[ $sl =~ ^0x[0-9a-fA-F]+$ ]] || fail "saquery -p $s -> $d shows no sl: $out"
-    sl=$((sl))
-    (( sl == 0 )) || echo "$s $d $sl" >> sa.sls
-  done
-done
+sa_path_sls sa.sls
 [[ -s sa.sls ]] || fail "every path is on sl 0: no path crosses the dateline"
 
 # Every switch's SL2VL tables, one `smpquery sl2vl LID OUTPORT` per output

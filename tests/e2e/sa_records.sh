@@ -3,13 +3,13 @@
 # fabric: `ibsm run -l 1` on host-0 of a leaf/spine fabric with one 1xDDR host
 # cable; the clients on host-2.
 #  - every record type: `ibsm query` table counts exactly as the fabric has
-#    them, field values per record equal to smpquery/ibnetdiscover/dump_lfts/
+#    them, field values per record equal to smpquery/ibnetdiscover/dump_fts/
 #    sminfo, and saquery's single-MAD answer agreeing;
 #  - P_Key records refused without the SM_Key (status shown, exit 1);
 #  - PathRecords: from each CA port's GID one per LID pair (2 x every LID);
 #    between every pair of CA LIDs (LMC 1) one, with GIDs, Reversible 1,
 #    P_Key 0xffff, and MTU/Rate the minimum over the links the route crosses
-#    (the route from dump_lfts, each link's width and speed from
+#    (the route from dump_fts, each link's width and speed from
 #    ibnetdiscover, its MTU from smpquery portinfo NeighborMTU of both ends);
 #    saquery --src-to-dst agrees with `ibsm query PR ... --get`.
 # (LocalPortNum is left out: it names the port the reading SMP came in by.)
@@ -47,7 +47,7 @@ sq() {
 }
 
 tool ibnetdiscover > ibnetdiscover.out || fail "ibnetdiscover failed"
-tool dump_lfts > lfts.out || fail "dump_lfts failed"
+tool dump_fts > lfts.out || fail "dump_fts failed"
 tool sminfo > sminfo.out || fail "sminfo failed"
 # The fabric as ibnetdiscover saw it: one line per port with a LID.
 python3 - ibnetdiscover.out > fabric.txt <<'EOF'
@@ -186,12 +186,12 @@ sq SWIR "$(awk -F'\t' '$1=="switch" {print $4; exit}' fabric.txt)" > saquery_swi
 grep -qE "LinearFDBTop\.+0xD$" saquery_swir.out ||
   fail "saquery SWIR: $(cat saquery_swir.out)"
 
-# --- LFTRecord: one per switch (top 13 < 64: block 0), equal to dump_lfts.
+# --- LFTRecord: one per switch (top 13 < 64: block 0), equal to dump_fts.
 [[ $(q LFTR --count) -eq $switches ]] || fail "LFTRecord table: $(q LFTR --count) records"
 while IFS=$'\t' read -r kind guid _ lid _ _ desc; do
   [[ $kind == switch ]] || continue
   q LFTR LID="$lid" --json > lftr.json || fail "LFTR LID=$lid failed"
-  python3 - lftr.json lfts.out "$guid" <<'EOF' || fail "LFTRecord of $desc differs from dump_lfts"
+  python3 - lftr.json lfts.out "$guid" <<'EOF' || fail "LFTRecord of $desc differs from dump_fts"
 import json, re, sys
 recs = json.load(open(sys.argv[1])); guid = int(sys.argv[3], 16)
 assert len(recs) == 1 and recs[0]["BlockNum"] == 0, recs
@@ -202,7 +202,7 @@ for line in open(sys.argv[2]):
     if m: on = int(m[1], 16) == guid; continue
     m = re.match(r"^0x([0-9a-f]+) (\d+)", line)
     if on and m: ours[int(m[1], 16)] = int(m[2])
-assert ours, "dump_lfts shows no table for this switch"
+assert ours, "dump_fts shows no table for this switch"
 got = {lid: table[lid] for lid in ours}
 assert got == ours, f"got {got} want {ours}"
 EOF

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # status_page.sh NAME OUTDIR: the status page in a real browser (headless
 # Chromium), for a small fat tree that `ibsm run -o` brought up on ibsim
-# (topology from ibnetdiscover, tables read back with dump_lfts) and for a
+# (topology from ibnetdiscover, tables read back with dump_fts) and for a
 # torus routed offline by `ibsm route`; both pages by `ibsm check
 # --status-page`, the renderer the daemon serves; then the page the daemon
 # itself serves at / on its metrics listener, with the performance manager
@@ -76,7 +76,7 @@ judge() {  # judge NAME NETFILE SWITCHES [URL [ERRORS]]: the screenshot NAME.png
 fabric_start --topo fat-tree --k 4 --n 2
 SIM_HOST=host-0 client "$IBSM" run -o --cache-dir cache -f run.log > run.out 2>&1 || fail "ibsm run -o: $(cat run.out)"
 client ibnetdiscover > fat-tree.topo 2> ibnetdiscover.err || fail "ibnetdiscover: $(cat ibnetdiscover.err)"
-client dump_lfts > fat-tree.lfts 2> dump_lfts.err || fail "dump_lfts: $(cat dump_lfts.err)"
+sim_client dump_fts > fat-tree.lfts 2> dump_fts.err || fail "dump_fts: $(cat dump_fts.err)"
 "$IBSM" check --topology fat-tree.topo --lfts fat-tree.lfts --status-page fat-tree.html > check.out 2>&1 ||
   fail "ibsm check on the fat tree: $(cat check.out)"
 judge fat-tree fabric.net "$(grep -c '^Switch' fabric.net)"

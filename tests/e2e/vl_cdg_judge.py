@@ -5,7 +5,7 @@ e2e.routing-sl.
     vl_cdg_judge.py IBNETDISCOVER DUMP_LFTS SLS [SL2VL]
 
 reads the fabric as ibnetdiscover prints it, the switches' tables as
-dump_lfts prints them, and the SL of each CA-to-CA path ("SLID DLID SL" lines,
+dump_fts prints them, and the SL of each CA-to-CA path ("SLID DLID SL" lines,
 as the test writes them from `saquery -p`; a pair not listed is SL 0).
 Without SL2VL, SL i travels on VL i. With it (the output of `smpquery sl2vl
 LID OUTPORT` for every switch LID and output port, blocks headed "# SL2VL
@@ -57,7 +57,7 @@ def parse_ibnetdiscover(path):
     return nodes
 
 
-def parse_dump_lfts(path):
+def parse_dump_fts(path):
     """guid -> {lid: port}"""
     tables = {}
     table = None
@@ -142,7 +142,7 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     nodes = parse_ibnetdiscover(argv[1])
-    tables = parse_dump_lfts(argv[2])
+    tables = parse_dump_fts(argv[2])
     sls = parse_sls(argv[3])
     sl2vl = None
     if len(argv) == 5:
