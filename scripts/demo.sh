@@ -36,7 +36,8 @@ LD_PRELOAD=$umad2sim iblinkinfo > "$work/iblinkinfo.out" 2>/dev/null
 echo "=== iblinkinfo: $(grep -c 'Active/  LinkUp' "$work/iblinkinfo.out") port lines Active/LinkUp, $(grep -c 'Down/' "$work/iblinkinfo.out") down"
 echo
 echo "=== summary: the switches' tables as dump_fts reads them back, every pair traced (ibsm check)"
-LD_PRELOAD=$umad2sim dump_fts > "$work/lfts.out" 2>/dev/null
+# umad2sim sometimes crashes a client at exit: up to three tries.
+for _ in 1 2 3; do LD_PRELOAD=$umad2sim dump_fts > "$work/lfts.out" 2>/dev/null && break; done
 "$top/build/bin/ibsm" check --topology "$work/ibnetdiscover.out" --lfts "$work/lfts.out"
 nodes=$(grep -cE '^(Switch|Ca)' "$work/ibnetdiscover.out")
 links=$(( $(grep -cE '^\[' "$work/ibnetdiscover.out") / 2 ))  # each cable is listed from both ends
