@@ -95,7 +95,15 @@ judge "spine-1 relinked" "$all_ends"
 printf 'flap_quarantine_threshold 3\nflap_quarantine_window_s 60\nflap_quarantine_hold_s 0\nsweep_interval 10\n' > "$conf"
 kill -HUP "$DAEMON_PID"
 wait_for 5 "the reload" grep -q "configuration reloaded" daemon.log
+# settle: until no sweep has ended for 0.5 s, so the sweep a pull waits for
+# is not one still running for the change before.
+settle() {
+  local a b
+  b=$(configuring_sweeps)
+  for _ in $(seq 1 20); do sleep 0.5; a=$(configuring_sweeps); [[ $a == "$b" ]] && return 0; b=$a; done
+}
 for i in 1 2 3; do
+  settle
   sweeps0=$(configuring_sweeps)
   ibsim_cmd 'Unlink "leaf-2"[2]'
   wait_for 10 "the sweep after pull $i" more_sweeps_than "$sweeps0"
