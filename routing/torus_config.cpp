@@ -11,18 +11,6 @@ namespace ibsm::routing {
 
 namespace {
 
-std::vector<std::string_view> tokens(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && is_space(line[i])) ++i;
-    const size_t begin = i;
-    while (i < line.size() && !is_space(line[i])) ++i;
-    if (i > begin) out.push_back(line.substr(begin, i - begin));
-  }
-  return out;
-}
-
 template <typename T>
 bool parse_number(std::string_view text, T& value, int base = 10) {
   const char* end = text.data() + text.size();
@@ -57,7 +45,7 @@ Result<TorusConfig> parse_torus_config(std::string_view text, std::string_view s
     text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
     const std::string_view body = trim(line);
     if (body.empty() || body.front() == '#') continue;
-    const std::vector<std::string_view> t = tokens(body);
+    const std::vector<std::string_view> t = split_words(body);
     const std::string_view key = t[0];
     const auto bad = [&](std::string_view why) {
       return invalid_argument_error(fmt::format("{}:{}: {}: {}", source, number, quoted(body), why));
