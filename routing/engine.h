@@ -41,6 +41,15 @@ struct UnicastTables {
   uint8_t port(NodeIndex sw, Lid lid) const;
 };
 
+// Tables an engine mended after a small change (RoutingEngine::repair).
+struct RepairedTables {
+  UnicastTables tables;
+  // The LIDs with an entry changed on some switch, ascending: the
+  // destinations the caller re-checks (the others route as before).
+  std::vector<uint16_t> changed_lids;
+  uint64_t changed_entries = 0;
+};
+
 // Checks the shape of tables an engine returned for `graph`'s fabric: one
 // entry per node, an LFT of linear_fdb_top + 1 entries for each switch and
 // none for anything else, no port beyond the switch's ports.
@@ -140,6 +149,14 @@ class RoutingEngine {
   // says yes when the usable cables or the LIDs differ (matched by GUID).
   virtual bool needs_reroute(const Fabric& before, const Fabric& after) const {
     return routing_relevant_change(before, after);
+  }
+  // After a change that needs new tables: `last`, the tables this engine
+  // made for `before` (moved to `input`'s node indices), mended for
+  // `input`'s fabric with the guarantees compute() gives, far cheaper than
+  // computing them again. nullopt (the default): compute afresh.
+  virtual std::optional<RepairedTables> repair(const RoutingInput& /*input*/, const Fabric& /*before*/,
+                                               UnicastTables /*last*/) const {
+    return std::nullopt;
   }
 };
 

@@ -1,6 +1,7 @@
 #include "routing/minhop.h"
 
 #include "routing/balanced_routes.h"
+#include "routing/route_repair.h"
 #include "routing/shortest_paths.h"
 
 namespace ibsm::routing {
@@ -15,6 +16,17 @@ Result<UnicastTables> MinHopEngine::compute(const RoutingInput& input) {
   };
   IBSM_RETURN_IF_ERROR(route_balanced(input.graph, paths, search, tables));
   return tables;
+}
+
+std::optional<RepairedTables> MinHopEngine::repair(const RoutingInput& input, const Fabric& before,
+                                                   UnicastTables last) const {
+  auto was = RoutingGraph::build(before);
+  if (!was.ok()) return std::nullopt;
+  if (const std::string obstacle = repair_obstacle(*was, input.graph, last); !obstacle.empty()) {
+    log(input.log, LogLevel::info, Subsystem::routing, "{}: tables not mended: {}; routing afresh", name(), obstacle);
+    return std::nullopt;
+  }
+  return repair_shortest_path_tables(*was, input.graph, std::move(last));
 }
 
 }  // namespace ibsm::routing

@@ -13,7 +13,8 @@
 // (routing/shortest_paths.h), then one pass over the switches per
 // destination LID: O(switches / 64 x edges x diameter) plus
 // O(switches x LIDs), the latter being the size of the tables themselves
-// (each up to twice where the second round runs).
+// (each up to twice where the second round runs). After a cable change the
+// tables are mended rather than computed again (routing/route_repair.h).
 #pragma once
 
 #include <string_view>
@@ -28,6 +29,10 @@ class MinHopEngine final : public RoutingEngine {
  public:
   std::string_view name() const override { return kMinHopName; }
   Result<UnicastTables> compute(const RoutingInput& input) override;
+  // Mends the last tables when only switch cables changed
+  // (routing/route_repair.h); the reason it cannot is logged.
+  std::optional<RepairedTables> repair(const RoutingInput& input, const Fabric& before,
+                                       UnicastTables last) const override;
 };
 
 }  // namespace ibsm::routing

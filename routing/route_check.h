@@ -42,6 +42,9 @@ struct CheckOptions {
   bool all_lids = true;
   // How many failed pairs to describe in CheckSummary::problems.
   size_t max_problems = 10;
+  // Only these destination LIDs (ascending), the changed ones after a route
+  // repair; nullopt: every LID. The link loads then count only their routes.
+  std::optional<std::vector<uint16_t>> destination_lids;
 };
 
 struct CheckSummary {
@@ -116,9 +119,14 @@ struct RouteCheck {
   CheckSummary pairs;
   std::optional<CdgReport> cdg;  // empty when the graph could not be built
   std::string cdg_error;         // why not
+  // Tables a repair mended (RoutingEngine::repair): the pairs are those to
+  // the LIDs it changed, and the channel dependencies are not checked (the
+  // next full routing checks them). 0: a full check.
+  uint64_t repaired_lids = 0;
 
   bool has_cycle() const { return cdg && !cdg->acyclic(); }
-  // Every pair delivered, and no cycle (or none promised) nor a failed graph.
+  // Every pair delivered, and no cycle (or none promised) nor a failed
+  // graph; after a repair, every pair to a changed LID delivered.
   bool ok() const;
   // One line, the same for `ibsm check` and the daemon's log:
   // "routing check (updn): 240/240 pairs delivered, hops max 4 mean 3.1,

@@ -85,7 +85,7 @@ ShortestPathBatch::ShortestPathBatch(const RoutingGraph& graph) : PathBatch(grap
   visited_.resize(switches_);
 }
 
-void ShortestPathBatch::search(SwitchId first, uint32_t count) {
+void ShortestPathBatch::search(SwitchId first, uint32_t count, bool masks) {
   start(first, count);
 
   // Level by level: a switch joins level l + 1 for the destinations that a
@@ -125,7 +125,7 @@ void ShortestPathBatch::search(SwitchId first, uint32_t count) {
       on_path_[e] = toward;
     }
   }
-  finish();
+  if (masks) finish();
 }
 
 }  // namespace ibsm::routing

@@ -43,6 +43,9 @@ class PathBatch {
   std::span<const uint64_t> candidates(uint32_t j, SwitchId sw) const {
     return std::span(masks_).subspan(size_t{j} * mask_words_ + word_begin_[sw], word_begin_[sw + 1] - word_begin_[sw]);
   }
+  // The batch destinations edge `edge` leads one hop closer to, bit j for
+  // destination j: what the candidate masks are transposed from.
+  uint64_t toward(uint32_t edge) const { return on_path_[edge]; }
   // Hops from sw to destination j, or kUnreachable. O(distance): for tests
   // and diagnostics.
   uint32_t distance(uint32_t j, SwitchId sw) const;
@@ -85,7 +88,9 @@ class ShortestPathBatch final : public PathBatch {
   explicit ShortestPathBatch(const RoutingGraph& graph);
 
   // Searches toward switches first .. first + count - 1 (1 <= count <= kWidth).
-  void search(SwitchId first, uint32_t count);
+  // Without `masks` only toward() and distance() are filled, not the
+  // candidate masks nor the orders (a route repair needs no more).
+  void search(SwitchId first, uint32_t count, bool masks = true);
 
  private:
   std::vector<uint64_t> frontier_, next_, visited_;  // by switch, during the search

@@ -203,6 +203,10 @@ constexpr ConfigKey kKeys[] = {
      "switches that changed and what hangs off their changed ports, and program only what differs; a heavy sweep "
      "when in doubt (FALSE: every change is a heavy sweep)",
      true, set_bool<&SmConfig::incremental_sweeps>, get_bool<&SmConfig::incremental_sweeps>},
+    {"use_ucast_cache", "after a switch cable came or went, an incremental sweep mends the last unicast tables "
+     "where the engine can (minhop: only the entries no longer on a shortest path, checked on the LIDs they "
+     "change) instead of routing afresh (FALSE: route afresh; a heavy sweep always does)",
+     true, set_bool<&SmConfig::use_ucast_cache>, get_bool<&SmConfig::use_ucast_cache>},
     {"missing_node_sweeps", "heavy sweeps in a row a node that answered before may stay silent while its "
      "neighbour's port is up, before it is taken as gone; until then the subnet is reported partial (not up) and "
      "swept again with backoff; 0: at once, as OpenSM (0-100)",

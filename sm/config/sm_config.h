@@ -47,6 +47,12 @@ struct SmConfig {
   // incremental_sweeps: a trap 128 or a light sweep's PortStateChange reads
   // only the region that changed (sm/sweep/incremental_sweep.h)
   bool incremental_sweeps = true;
+  // use_ucast_cache (OpenSM's key, -A): after a cable change an incremental
+  // sweep mends the last tables where the engine can (min-hop:
+  // routing/route_repair.h) instead of routing afresh. OpenSM's default is
+  // FALSE; ibsm's mended tables are shortest paths checked like any others,
+  // so it is on.
+  bool use_ucast_cache = true;
   uint32_t missing_node_sweeps = 5;  // with the retries' backoff (0, 1, 2, 4 s...): about 15 s
   // Flap quarantine (sm/manager/flap_quarantine.h): a link lost this many
   // times within the window has a switch port disabled for the hold

@@ -92,7 +92,7 @@ void SubnetManager::run_incremental_sweep() {
   sc.after_discovery = [this](const DiscoveryResult& d) { return elect(d); };
   const Micros t0 = clock_.now();
   const uint64_t sent0 = dispatcher_.stats().sent;
-  IncrementalInput input{*subnet_, switches, &last_->routes};
+  IncrementalInput input{*subnet_, switches, &last_->routes, config_.use_ucast_cache};
   auto report = incremental_sweep(dispatcher_, clock_, sweep_state_, sc, input, log_);
   if (!report.ok()) {
     log(log_, LogLevel::info, Subsystem::sweep, "incremental sweep of {} switches: {}; heavy sweep instead ({} mads)",

@@ -8,6 +8,7 @@
 #include "mad/wire/port_info.h"
 #include "mad/wire/smp.h"
 #include "mad/wire/switch_info.h"
+#include "sm/sweep/routing_step.h"
 #include "sm/sweep/smp_issuer.h"
 
 namespace ibsm {
@@ -466,7 +467,14 @@ Result<SweepReport> incremental_sweep(MadDispatcher& dispatcher, const Clock& cl
     // The engine decides whether the change needs new tables (OpenSM's
     // routing engines answer the same question through their ucast cache).
     c.route = [&input, route = config.route, &log](const Fabric& now) -> Result<SweepRoutes> {
-      if (input.last_routes->engine_used->needs_reroute(input.last.fabric, now)) return route(now);
+      if (input.last_routes->engine_used->needs_reroute(input.last.fabric, now)) {
+        // Mended where the engine can (OpenSM's unicast cache); else afresh.
+        if (input.repair_routes) {
+          auto mended = repair_routes(input.last.fabric, kept_routes(input.last, *input.last_routes, now), now, log);
+          if (mended) return std::move(*mended);
+        }
+        return route(now);
+      }
       ibsm::log(log, LogLevel::info, Subsystem::routing, "{}: the change needs no new routes; tables kept",
                 input.last_routes->engine);
       return kept_routes(input.last, *input.last_routes, now);

@@ -37,6 +37,9 @@ struct IncrementalInput {
   // the new fabric is routed afresh; when not, these tables are kept). Null:
   // always route.
   const SweepRoutes* last_routes = nullptr;
+  // A change that needs new tables: mend last_routes where its engine can
+  // (RoutingEngine::repair, routing/route_repair.h); false: route afresh.
+  bool repair_routes = true;
 };
 
 // The rediscovery alone: the fabric as found, with its paths, SwitchInfos and

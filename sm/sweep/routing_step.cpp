@@ -22,6 +22,41 @@ std::function<uint8_t(Lid, Lid)> owned_path_sl(std::shared_ptr<const routing::Ro
   };
 }
 
+std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last, const Fabric& now, LogSink& log) {
+  if (!last.engine_used) return std::nullopt;
+  Result<routing::RoutingGraph> graph = routing::RoutingGraph::build(now);
+  if (!graph.ok()) return std::nullopt;
+  routing::UnicastTables tables{.lfts = std::move(last.lfts), .linear_fdb_top = Lid{graph->max_lid()}};
+  auto mended = last.engine_used->repair(routing::RoutingInput{.graph = *graph, .log = log}, before, std::move(tables));
+  if (!mended) return std::nullopt;
+  SweepRoutes r = std::move(last);
+  r.lfts = std::move(mended->tables.lfts);
+  r.path_sl = owned_path_sl(r.engine_used, now);
+  if (mended->changed_lids.empty()) {
+    ibsm::log(log, LogLevel::info, Subsystem::routing, "{}: every entry still leads on a shortest path; tables kept",
+              r.engine);
+    return r;
+  }
+  routing::RouteCheck check;
+  check.engine = r.engine;
+  check.deadlock_free_promised = routing::promises_deadlock_freedom(r.engine);
+  check.repaired_lids = mended->changed_lids.size();
+  check.pairs = routing::check_all_pairs(now, r.lfts,
+                                         {.max_problems = 3, .destination_lids = std::move(mended->changed_lids)});
+  ibsm::log(log, LogLevel::info, Subsystem::routing, "{}: tables mended: {} entries of {} LIDs changed", r.engine,
+            mended->changed_entries, check.repaired_lids);
+  r.check = check.to_string();
+  r.check_ok = check.ok();
+  ibsm::log(log, check.ok() ? LogLevel::info : LogLevel::warn, Subsystem::routing, "{}", r.check);
+  for (const std::string& problem : check.pairs.problems) {
+    ibsm::log(log, LogLevel::warn, Subsystem::routing, "routing check: {}", problem);
+  }
+  // The per-port loads stay the last full check's: a partial count would
+  // show the changed LIDs' routes only.
+  r.route_check = std::move(check);
+  return r;
+}
+
 Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink& log,
                                           const routing::EngineSettings& settings) {
   routing::EngineRegistry registry;

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "mad/base/log.h"
@@ -25,6 +26,14 @@ namespace ibsm {
 // in silence: an error line, and SweepRoutes::credit_loops counts them.
 Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink& log,
                                           const routing::EngineSettings& settings = {});
+
+// The routes of `now` mended by the engine that made `last` from `last`
+// (RoutingEngine::repair), whose tables are already by `now`'s node
+// indices and were made for `before`. Only the pairs to the LIDs the repair
+// changed are checked; the channel dependencies wait for the next full
+// routing, which the log line says. nullopt when the engine cannot mend
+// this change: route afresh.
+std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last, const Fabric& now, LogSink& log);
 
 // The SA's per-path SL lookup for `engine` after it routed `snapshot`: empty
 // when the engine assigns no SLs. It owns what it reads (the engine, a copy of

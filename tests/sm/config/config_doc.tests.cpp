@@ -56,6 +56,7 @@ TEST_CASE("each key is reloadable or restart-only as the daemon applies it", "[c
       {"sminfo_polling_timeout", true}, // the standby's polling
       {"polling_retry_number", true},
       {"incremental_sweeps", true},     // the manager reads it at each change
+      {"use_ucast_cache", true},        // the same
       {"missing_node_sweeps", true},    // the manager reads it at each sweep
       {"flap_quarantine_threshold", true},  // the manager's quarantine options
       {"flap_quarantine_window_s", true},

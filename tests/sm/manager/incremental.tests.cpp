@@ -114,6 +114,59 @@ TEST_CASE("a switch lost and returned: incremental sweeps, and the SA's snapshot
   CHECK(check_held(b.sim(), top_of(*m.subnet())).all_delivered());
 }
 
+// Routes leaving the switch port at `end` in the tables the switches hold.
+uint64_t held_routes_at(const SimFabric& sim, const SubnetSnapshot& s, PortRef end) {
+  const routing::CheckSummary held = check_held(sim, top_of(s));
+  for (const routing::PortRoutes& r : held.port_routes) {
+    if (r.port == end) return r.routes;
+  }
+  return 0;
+}
+
+TEST_CASE("min-hop tables are mended after a cable pull and its return, and the cable carries routes again",
+          "[manager][incremental][repair]") {
+  // The same events with use_ucast_cache off route afresh: the mended
+  // tables set no more LFT blocks than that.
+  uint64_t pull_blocks[2] = {}, back_blocks[2] = {};
+  for (const bool cache : {true, false}) {
+    FailoverBench b(fat_tree());
+    SmConfig config = b.config(1);
+    config.sweep_interval = 10;
+    config.use_ucast_cache = cache;
+    REQUIRE(config.routing_engine == "minhop");
+    SubnetManager& m = start_master(b, config);
+    const PortRef cable = uplink(b.sim().topology(), "leaf-3");
+    const Port& at = b.sim().topology().node(cable.node).port(cable.port);
+    const PortRef far{at.remote_node, at.remote_port};
+    const uint64_t before = held_routes_at(b.sim(), *m.subnet(), cable);
+    REQUIRE(before > 0);
+
+    REQUIRE(b.sim().set_link(cable, false).ok());
+    REQUIRE(b.run_until_true([&] { return m.counters().incremental_sweeps == 1; }, 3 * kSecond));
+    REQUIRE(m.last_sweep() != nullptr);
+    const std::string pulled_check = m.last_sweep()->routes.check;
+    INFO("pulled: " << pulled_check);
+    CHECK((pulled_check.find("repaired") != std::string::npos) == cache);
+    CHECK(m.last_sweep()->routes.check_ok);
+    pull_blocks[cache ? 0 : 1] = m.last_sweep()->lft_blocks_sent;
+    CHECK(check_held(b.sim(), top_of(*m.subnet())).all_delivered());
+
+    REQUIRE(b.sim().set_link(cable, true).ok());
+    REQUIRE(b.run_until_true([&] { return b.sim().port_state(cable) == PortState::active; }, 3 * kSecond));
+    b.run_for(kSecond);
+    CHECK(m.counters().heavy_sweeps == 1);
+    back_blocks[cache ? 0 : 1] = m.last_sweep()->lft_blocks_sent;
+    CHECK(check_held(b.sim(), top_of(*m.subnet())).all_delivered());
+    // Both directions of the cable carry routes again.
+    CHECK(held_routes_at(b.sim(), *m.subnet(), cable) > 0);
+    CHECK(held_routes_at(b.sim(), *m.subnet(), far) > 0);
+  }
+  INFO("lft blocks mended/afresh: pull " << pull_blocks[0] << "/" << pull_blocks[1] << ", back " << back_blocks[0]
+                                         << "/" << back_blocks[1]);
+  CHECK(pull_blocks[0] > 0);
+  CHECK(pull_blocks[0] <= pull_blocks[1]);
+}
+
 TEST_CASE("with incremental_sweeps off a trap 128 leads to a heavy sweep", "[manager][incremental]") {
   FailoverBench b(fat_tree());
   SmConfig config = b.config(1);

@@ -1,0 +1,337 @@
+#include "routing/route_repair.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "routing/shortest_paths.h"
+
+namespace ibsm::routing {
+
+namespace {
+
+constexpr uint16_t kNoBit = UINT16_MAX;
+
+Guid guid_of(const RoutingGraph& g, NodeIndex node) { return g.fabric().node(node).node_guid; }
+
+bool same_destination(const RoutingGraph& a, const Destination& x, const RoutingGraph& b, const Destination& y) {
+  return x.base == y.base && x.lmc == y.lmc && x.sw == y.sw && x.port == y.port && x.owner.port == y.owner.port &&
+         guid_of(a, x.owner.node) == guid_of(b, y.owner.node);
+}
+
+// The repair of one set of tables (see route_repair.h).
+class Repair {
+ public:
+  Repair(const RoutingGraph& before, const RoutingGraph& now, UnicastTables tables)
+      : before_(before), now_(now), switches_(now.switch_count()), lids_(size_t{now.max_lid()} + 1) {
+    out_.tables = std::move(tables);
+    rows_.resize(switches_);
+    for (SwitchId sw = 0; sw < switches_; ++sw) rows_[sw] = out_.tables.lfts[now.node_of(sw).value].data();
+    // Each switch's ports as bits of its out-edges, now and before (the
+    // same switch ids: the same switches in GUID order).
+    now_bit_.assign(size_t{switches_} * 256, kNoBit);
+    before_bit_.assign(size_t{switches_} * 256, kNoBit);
+    same_edges_.assign(switches_, true);
+    for (SwitchId sw = 0; sw < switches_; ++sw) {
+      for (uint32_t e = now.edge_begin(sw); e < now.edge_begin(sw + 1); ++e) {
+        now_bit_[size_t{sw} * 256 + now.edge_port(e)] = static_cast<uint16_t>(e - now.edge_begin(sw));
+      }
+      for (uint32_t e = before.edge_begin(sw); e < before.edge_begin(sw + 1); ++e) {
+        before_bit_[size_t{sw} * 256 + before.edge_port(e)] = static_cast<uint16_t>(e - before.edge_begin(sw));
+      }
+      const uint32_t degree = now.edge_begin(sw + 1) - now.edge_begin(sw);
+      same_edges_[sw] = degree == before.edge_begin(sw + 1) - before.edge_begin(sw);
+      for (uint32_t b = 0; same_edges_[sw] && b < degree; ++b) {
+        const uint32_t e = now.edge_begin(sw) + b, o = before.edge_begin(sw) + b;
+        same_edges_[sw] = now.edge_port(e) == before.edge_port(o) && now.edge_target(e) == before.edge_target(o);
+      }
+    }
+    near_change_.assign(switches_, false);
+    for (SwitchId sw = 0; sw < switches_; ++sw) {
+      if (same_edges_[sw]) continue;
+      near_change_[sw] = true;
+      for (uint32_t e = now.edge_begin(sw); e < now.edge_begin(sw + 1); ++e) near_change_[now.edge_target(e)] = true;
+      for (uint32_t e = before.edge_begin(sw); e < before.edge_begin(sw + 1); ++e) {
+        near_change_[before.edge_target(e)] = true;
+      }
+    }
+    used_.resize(switches_);
+    changed_.assign(lids_, false);
+    // Who can hand a switch packets: its own endpoints, and each neighbour
+    // over the port that leads here.
+    has_endpoints_.assign(switches_, false);
+    for (const Destination& d : now.destinations()) {
+      if (d.port != 0) has_endpoints_[d.sw] = true;
+    }
+    feeders_.resize(switches_);
+    for (SwitchId sw = 0; sw < switches_; ++sw) {
+      const Node& node = now.fabric().node(now.node_of(sw));
+      for (uint32_t e = now.edge_begin(sw); e < now.edge_begin(sw + 1); ++e) {
+        feeders_[sw].emplace_back(now.edge_target(e), node.port(now.edge_port(e)).remote_port);
+      }
+    }
+    data_.assign(lids_, 0);
+    for (const Destination& d : now.destinations()) {
+      for (uint32_t k = 0; d.port != 0 && k < d.lid_count(); ++k) data_[d.base.value + k] = 1;
+    }
+  }
+
+  RepairedTables run() {
+    ShortestPathBatch paths(now_), old_paths(before_);
+    for (SwitchId first = 0; first < switches_; first += PathBatch::kWidth) {
+      const uint32_t count = std::min(PathBatch::kWidth, switches_ - first);
+      paths.search(first, count, false);
+      old_paths.search(first, count, false);
+      const uint64_t all = count == 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1;
+      for (SwitchId sw = 0; sw < switches_; ++sw) {
+        // The destinations toward which sw's out-edges on paths are not as
+        // before. For the others every entry still is on a path (the tables
+        // were this engine's for `before`) and no port is new: most
+        // (switch, destination) pairs end here.
+        uint64_t differ = all;
+        if (same_edges_[sw]) {
+          differ = 0;
+          const uint32_t now_begin = now_.edge_begin(sw), before_begin = before_.edge_begin(sw);
+          for (uint32_t b = 0; b < now_.edge_begin(sw + 1) - now_begin; ++b) {
+            differ |= paths.toward(now_begin + b) ^ old_paths.toward(before_begin + b);
+          }
+        }
+        for (uint64_t js = differ & ~(first <= sw && sw < first + count ? uint64_t{1} << (sw - first) : 0); js != 0;
+             js &= js - 1) {
+          const uint32_t j = static_cast<uint32_t>(std::countr_zero(js));
+          mask_of(paths, now_, sw, j, mask_);
+          mask_of(old_paths, before_, sw, j, old_mask_);
+          mend(paths.destination(j), sw);
+        }
+      }
+    }
+    for (size_t lid = 0; lid < lids_; ++lid) {
+      if (changed_[lid]) out_.changed_lids.push_back(static_cast<uint16_t>(lid));
+    }
+    return std::move(out_);
+  }
+
+ private:
+  // Switch sw's out-edges toward batch destination j, as bits over them.
+  static void mask_of(const PathBatch& paths, const RoutingGraph& g, SwitchId sw, uint32_t j,
+                      std::vector<uint64_t>& mask) {
+    const uint32_t begin = g.edge_begin(sw), degree = g.edge_begin(sw + 1) - begin;
+    mask.assign((degree + 63) / 64, 0);
+    for (uint32_t b = 0; b < degree; ++b) mask[b / 64] |= ((paths.toward(begin + b) >> j) & 1) << (b % 64);
+  }
+
+  // The out-ports now on a path that were not before: a cable came, or a
+  // distance shrank behind a neighbour.
+  void fresh_ports(SwitchId sw, std::span<const uint64_t> mask, std::span<const uint64_t> old_mask) {
+    fresh_.clear();
+    for (uint32_t w = 0; w < mask.size(); ++w) {
+      uint64_t bits = mask[w];
+      if (same_edges_[sw]) bits &= ~old_mask[w];
+      for (; bits != 0; bits &= bits - 1) {
+        const uint32_t bit = w * 64 + static_cast<uint32_t>(std::countr_zero(bits));
+        const uint8_t port = now_.edge_port(now_.edge_begin(sw) + bit);
+        if (!same_edges_[sw] && on(old_mask, before_bit_[size_t{sw} * 256 + port])) continue;
+        fresh_.push_back(port);
+      }
+    }
+  }
+
+  static bool on(std::span<const uint64_t> mask, uint16_t bit) {
+    return bit != kNoBit && ((mask[bit / 64] >> (bit % 64)) & 1) != 0;
+  }
+
+  // Switch sw's entries toward the LIDs hanging off switch `to`, whose
+  // out-edges on paths are mask_ (old_mask_ before).
+  void mend(SwitchId to, SwitchId sw) {
+    const std::span<const Destination> dests = now_.destinations_of(to);
+    if (dests.empty()) return;
+    const std::span<const uint64_t> mask = mask_, old_mask = old_mask_;
+    uint8_t* row = rows_[sw];
+    const auto for_each_lid = [&](auto&& f) {
+      for (const Destination& d : dests) {
+        for (uint32_t k = 0; k < d.lid_count(); ++k) f(static_cast<uint16_t>(d.base.value + k));
+      }
+    };
+    if (std::all_of(mask.begin(), mask.end(), [](uint64_t w) { return w == 0; })) {
+      for_each_lid([&](uint16_t lid) {
+        if (row[lid] != kNoRoute) set(sw, lid, kNoRoute);
+      });
+      return;
+    }
+    const auto right = [&](uint8_t port) { return port != kNoRoute && on(mask, now_bit_[size_t{sw} * 256 + port]); };
+    bool all_right = true;
+    for_each_lid([&](uint16_t lid) { all_right = all_right && right(row[lid]); });
+    fresh_ports(sw, mask, old_mask);
+    if (all_right && fresh_.empty()) return;
+
+    // Spread over the ports: first the destination's LIDs here (so a port
+    // that came onto the paths takes its share of them), then every entry.
+    // Only the LIDs some packet reaches this switch for count (carries()).
+    // The switch's counts break ties; they cost a pass over its neighbours'
+    // tables where no endpoint hangs off it. Worth it where an entry must
+    // move, and at and next to the ends of a changed cable, where a cable
+    // put back gets its share; not farther, where a port came onto paths
+    // behind a neighbour (a cable put back does that on most switches of a
+    // fat tree): there this destination's spread decides.
+    const std::vector<uint32_t>* counted = &used_[sw];
+    if (!all_right || has_endpoints_[sw] || near_change_[sw]) counted = &used_at(sw);
+    const std::vector<uint32_t>& used = *counted;
+    const auto fewer_used = [&](uint8_t a, uint8_t b) { return !used.empty() && used[a] < used[b]; };
+    for (uint8_t p : touched_) local_[p] = 0;
+    touched_.clear();
+    const auto local = [&](uint8_t port) -> uint32_t& {
+      if (local_[port] == 0) touched_.push_back(port);
+      return local_[port];
+    };
+    const auto fewer = [&](uint8_t a, uint8_t b) {
+      return b == kNoRoute || local(a) < local(b) || (local(a) == local(b) && fewer_used(a, b));
+    };
+    const auto carried = [&](uint16_t lid) { return carries(sw, lid); };
+    for_each_lid([&](uint16_t lid) {
+      if (right(row[lid]) && carried(lid)) ++local(row[lid]);
+    });
+    for_each_lid([&](uint16_t lid) {
+      if (right(row[lid])) return;
+      uint8_t best = kNoRoute;
+      for (uint32_t w = 0; w < mask.size(); ++w) {
+        for (uint64_t bits = mask[w]; bits != 0; bits &= bits - 1) {
+          const uint32_t bit = w * 64 + static_cast<uint32_t>(std::countr_zero(bits));
+          const uint8_t p = now_.edge_port(now_.edge_begin(sw) + bit);
+          if (fewer(p, best)) best = p;
+        }
+      }
+      set(sw, lid, best);
+      if (carried(lid)) ++local(best);
+    });
+    if (fresh_.empty()) return;
+    for_each_lid([&](uint16_t lid) {
+      if (!carried(lid)) return;
+      uint8_t best = kNoRoute;
+      for (uint8_t p : fresh_) {
+        if (fewer(p, best)) best = p;
+      }
+      // Moved when that evens this destination's spread, or leaves it as
+      // even and evens the switch's.
+      const uint8_t port = row[lid];
+      const uint32_t there = local(best) + 1, here = local(port);
+      if (there < here || (there == here && !used.empty() && used[best] + 1 < used[port])) {
+        --local(port);
+        ++local(best);
+        set(sw, lid, best);
+      }
+    });
+  }
+
+  // Whether some packet reaches switch sw for `lid`: it is an endpoint's
+  // LID, and an endpoint hangs off sw or a neighbour forwards it here (its
+  // entry as it stands in this pass). A switch's own LIDs carry management
+  // MADs, and a LID nobody sends through here loads no port: a port given
+  // only such entries carries no data (balanced_routes.cpp weighs the same).
+  bool carries(SwitchId sw, uint16_t lid) const {
+    if (!data_[lid]) return false;
+    if (has_endpoints_[sw]) return true;
+    for (const auto& [from, port] : feeders_[sw]) {
+      if (rows_[from][lid] == port) return true;
+    }
+    return false;
+  }
+
+  // The switch's carried entries per port, counted when first asked for.
+  const std::vector<uint32_t>& used_at(SwitchId sw) {
+    std::vector<uint32_t>& c = used_[sw];
+    if (!c.empty()) return c;
+    c.assign(256, 0);
+    const uint8_t* row = rows_[sw];
+    if (has_endpoints_[sw]) {
+      for (size_t lid = 0; lid < lids_; ++lid) c[row[lid]] += data_[lid];
+      return c;
+    }
+    // carries() for every LID, a neighbour's table at a time.
+    // (Plain pointers: through the vectors GCC reloads them every byte and
+    // does not vectorize.)
+    fed_.assign(lids_, 0);
+    uint8_t* fed = fed_.data();
+    const uint8_t* data = data_.data();
+    for (const auto& [from, port] : feeders_[sw]) {
+      const uint8_t* theirs = rows_[from];
+      const uint8_t p = port;
+      for (size_t lid = 0; lid < lids_; ++lid) fed[lid] |= static_cast<uint8_t>(theirs[lid] == p);
+    }
+    for (size_t lid = 0; lid < lids_; ++lid) c[row[lid]] += fed[lid] & data[lid];
+    return c;
+  }
+
+  void set(SwitchId sw, uint16_t lid, uint8_t port) {
+    uint8_t& entry = rows_[sw][lid];
+    std::vector<uint32_t>& c = used_[sw];
+    if (!c.empty() && carries(sw, lid)) {
+      --c[entry];
+      ++c[port];
+    }
+    entry = port;
+    changed_[lid] = true;
+    ++out_.changed_entries;
+  }
+
+  const RoutingGraph& before_;
+  const RoutingGraph& now_;
+  const uint32_t switches_;
+  const size_t lids_;
+  RepairedTables out_;
+  std::vector<uint8_t*> rows_;          // by switch: its table
+  std::vector<uint16_t> now_bit_;       // [sw * 256 + port]: its out-edge bit now, kNoBit
+  std::vector<uint16_t> before_bit_;    // the same before
+  std::vector<bool> same_edges_;        // by switch: its out-edges are as before, bit for bit
+  std::vector<bool> near_change_;       // by switch: an end of a changed cable, or next to one
+  std::vector<std::vector<uint32_t>> used_;  // by switch: entries per port (empty: not counted yet)
+  std::vector<bool> changed_;           // by LID
+  std::vector<uint8_t> data_;           // by LID: 1 for an endpoint's (not a switch's own)
+  std::vector<uint8_t> fed_;            // used_at(): by LID, 1 where a neighbour forwards it here
+  std::vector<bool> has_endpoints_;     // by switch
+  std::vector<std::vector<std::pair<SwitchId, uint8_t>>> feeders_;  // by switch: (neighbour, its port here)
+  std::vector<uint8_t> fresh_;          // mend(): ports newly on a path
+  std::vector<uint64_t> mask_, old_mask_;  // mend(): the out-edges on paths, now and before
+  std::array<uint32_t, 256> local_{};   // mend(): the destination's entries per port
+  std::vector<uint8_t> touched_;        // ... the ports it may have counted
+};
+
+}  // namespace
+
+std::string repair_obstacle(const RoutingGraph& before, const RoutingGraph& now, const UnicastTables& last) {
+  if (before.switch_count() != now.switch_count()) {
+    return fmt::format("the switches changed ({} before, {} now)", before.switch_count(), now.switch_count());
+  }
+  for (SwitchId sw = 0; sw < now.switch_count(); ++sw) {
+    if (guid_of(before, before.node_of(sw)) != guid_of(now, now.node_of(sw))) {
+      return fmt::format("switch {} is new", guid_of(now, now.node_of(sw)));
+    }
+  }
+  const auto was = before.destinations(), is = now.destinations();
+  if (was.size() != is.size()) {
+    return fmt::format("the destinations changed ({} before, {} now)", was.size(), is.size());
+  }
+  for (size_t i = 0; i < is.size(); ++i) {
+    if (!same_destination(before, was[i], now, is[i])) {
+      return fmt::format("LID {} is not where it was", is[i].base.value);
+    }
+  }
+  if (before.max_lid() != now.max_lid()) return "the highest LID changed";
+  if (last.lfts.size() != now.fabric().node_count()) return "the tables are not for this fabric";
+  for (SwitchId sw = 0; sw < now.switch_count(); ++sw) {
+    if (last.lfts[now.node_of(sw).value].size() != size_t{now.max_lid()} + 1) {
+      return fmt::format("switch {} has no table of {} entries", guid_of(now, now.node_of(sw)), now.max_lid() + 1);
+    }
+  }
+  return {};
+}
+
+std::optional<RepairedTables> repair_shortest_path_tables(const RoutingGraph& before, const RoutingGraph& now,
+                                                          UnicastTables last) {
+  if (!repair_obstacle(before, now, last).empty()) return std::nullopt;
+  if (now.switch_count() == 0) return RepairedTables{.tables = std::move(last)};
+  return Repair(before, now, std::move(last)).run();
+}
+
+}  // namespace ibsm::routing
