@@ -1,6 +1,7 @@
 #include "routing/route_check.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -35,6 +36,11 @@ constexpr uint32_t kAtSwitch = kNone - 4;  // the switch owns the LID: delivered
 // read switch by switch, a chunk of destinations at a time (64 bytes of a
 // switch's table are one cache line), then walked destination by destination.
 constexpr size_t kChunk = 64;
+
+// Target switches searched together (search_batch), and the hop count
+// that stands for "not reached".
+constexpr size_t kBatch = 64;
+constexpr uint8_t kFar = 0xFF;
 
 // Delivered pairs are counted by (hops, shortest) below this many hops.
 constexpr uint32_t kStretchBins = 64;
@@ -88,15 +94,25 @@ class PairChecker {
     out_id_.assign(switches_.size(), 0);
     carried_.assign(switches_.size(), 0);
     stage_.resize(switches_.size() * kChunk);
-    uint32_t bfs_from = kNone;
+    // The target switches in target order, searched 64 at a time.
+    std::vector<uint32_t> target_switches;
+    for (const Target& t : targets) {
+      if (t.sw != kNone && (target_switches.empty() || target_switches.back() != t.sw)) target_switches.push_back(t.sw);
+    }
+    size_t at = 0, searched = SIZE_MAX;  // target_switches[at] is the current target's; the batch searched
     for (size_t begin = 0; begin < targets.size(); begin += kChunk) {
       const size_t count = std::min(kChunk, targets.size() - begin);
       stage(std::span(targets).subspan(begin, count));
       for (size_t k = 0; k < count; ++k) {
         const Target& t = targets[begin + k];
-        if (t.sw != kNone && t.sw != bfs_from) {
-          shortest_from(t.sw);
-          bfs_from = t.sw;
+        if (t.sw != kNone) {
+          while (target_switches[at] != t.sw) ++at;
+          if (at / kBatch != searched) {
+            searched = at / kBatch;
+            search_batch(std::span(target_switches).subspan(searched * kBatch,
+                                                           std::min(kBatch, target_switches.size() - searched * kBatch)));
+          }
+          slot_ = static_cast<uint32_t>(at % kBatch);
         }
         check_target(t, k);
       }
@@ -217,21 +233,46 @@ class PairChecker {
   }
 
   // Hop counts over usable switch-to-switch cables from switch `from`.
-  void shortest_from(uint32_t from) {
-    shortest_.assign(switches_.size(), kNone);
-    queue_.clear();
-    shortest_[from] = 0;
-    queue_.push_back(from);
-    for (size_t head = 0; head < queue_.size(); ++head) {
-      const uint32_t s = queue_[head];
-      const uint32_t base = port_base_[switches_[s].value];
-      for (uint32_t p = 1; p <= ports_[s]; ++p) {
-        const uint32_t t = hop_[base + p];
-        if (t >= kEndpointBit || shortest_[t] != kNone) continue;
-        shortest_[t] = shortest_[s] + 1;
-        queue_.push_back(t);
-      }
+  // Hops from every switch to each of up to 64 target switches: one
+  // bit-parallel breadth-first search (bit j of a switch's word: target j),
+  // as routing/shortest_paths.h searches, instead of one search per target.
+  void search_batch(std::span<const uint32_t> targets) {
+    const size_t n = switches_.size();
+    hops_to_.assign(n * kBatch, kFar);
+    bfs_frontier_.assign(n, 0);
+    bfs_seen_.assign(n, 0);
+    bfs_next_.assign(n, 0);
+    for (size_t j = 0; j < targets.size(); ++j) {
+      bfs_frontier_[targets[j]] |= uint64_t{1} << j;
+      bfs_seen_[targets[j]] |= uint64_t{1} << j;
+      hops_to_[targets[j] * kBatch + j] = 0;
     }
+    for (uint32_t level = 1; level < kFar; ++level) {
+      uint64_t any = 0;
+      for (uint32_t s = 0; s < n; ++s) {
+        const uint32_t base = port_base_[switches_[s].value];
+        uint64_t reached = 0;
+        for (uint32_t p = 1; p <= ports_[s]; ++p) {
+          const uint32_t t = hop_[base + p];
+          if (t < kEndpointBit) reached |= bfs_frontier_[t];
+        }
+        bfs_next_[s] = reached & ~bfs_seen_[s];
+        any |= bfs_next_[s];
+      }
+      if (any == 0) break;
+      for (uint32_t s = 0; s < n; ++s) {
+        bfs_seen_[s] |= bfs_next_[s];
+        for (uint64_t m = bfs_next_[s]; m != 0; m &= m - 1) {
+          hops_to_[s * kBatch + static_cast<uint32_t>(std::countr_zero(m))] = static_cast<uint8_t>(level);
+        }
+      }
+      bfs_frontier_.swap(bfs_next_);
+    }
+  }
+  // Hops from switch s to the current target's switch (slot_ of the batch).
+  uint32_t shortest(uint32_t s) const {
+    const uint8_t h = hops_to_[size_t{s} * kBatch + slot_];
+    return h == kFar ? kNone : h;
   }
 
   // Where switch s's way to the k-th staged LID ends (end_[s]), and how many
@@ -358,8 +399,8 @@ class PairChecker {
       if (end_[s] == kUnknown) resolve(s, lid, k);
       if (end_[s] == target.endpoint) {
         const uint32_t hops = dist_[s] + 1;
-        assert(shortest_[s] != kNone);
-        delivered(n, hops, shortest_[s] + 2);
+        assert(shortest(s) != kNone);
+        delivered(n, hops, shortest(s) + 2);
         if (carried_[s] == 0) {
           if (by_dist_.size() <= hops) by_dist_.resize(hops + 1);
           by_dist_[dist_[s]].push_back(s);
@@ -474,8 +515,10 @@ class PairChecker {
 
   // Per target:
   std::vector<uint8_t> stage_;      // [switch * kChunk + k]: the out-port for the chunk's k-th target
-  std::vector<uint32_t> shortest_;  // by switch: hops from the target's switch
-  std::vector<uint32_t> queue_;
+  // [switch * kBatch + j]: hops to the batch's j-th target switch (kFar: none).
+  std::vector<uint8_t> hops_to_;
+  uint32_t slot_ = 0;  // the current target's switch in the batch
+  std::vector<uint64_t> bfs_frontier_, bfs_next_, bfs_seen_;  // search_batch(), by switch
   std::vector<uint32_t> end_;       // by switch: what its way to the LID ends in
   std::vector<uint32_t> dist_;      // by switch: cables on that way
   std::vector<uint32_t> next_;      // by switch: the switch it forwards the LID to
