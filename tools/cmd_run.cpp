@@ -34,6 +34,7 @@
 #include "tools/os/sa_cache.h"
 #include "tools/os/qos_policy_file.h"
 #include "tools/os/sm_cache.h"
+#include "tools/os/sm_cache_writer.h"
 #include "tools/os/steady_clock.h"
 #include "tools/os/systemd_notify.h"
 #include "tools/sim_attach.h"
@@ -229,11 +230,16 @@ Result<std::shared_ptr<const PartitionConfig>> load_partitions(const SmConfig& c
 }
 
 // What the edge does after each sweep that configured the subnet: the cache
-// and dump files, and with -o the summary.
+// (through `writer` on its thread when there is one, else in line) and dump
+// files, and with -o the summary.
 void after_sweep(const SweepReport& report, Micros elapsed, const SubnetManager& sm, const SmConfig& config,
-                 bool print, LogSink& log) {
-  Status saved = save_sm_cache(config.cache_dir, sm.sweep_state());
-  if (!saved.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", saved.message());
+                 bool print, LogSink& log, SmCacheWriter* writer = nullptr) {
+  if (writer) {
+    writer->submit(config.cache_dir, sm.sweep_state());
+  } else {
+    Status saved = save_sm_cache(config.cache_dir, sm.sweep_state());
+    if (!saved.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", saved.message());
+  }
   if (!config.dump_files_dir.empty()) {
     Status dumped = write_sm_dumps(config.dump_files_dir, sm);
     if (!dumped.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", dumped.message());
@@ -524,7 +530,12 @@ int cmd_run(int argc, char** argv) {
   m.set_partitions(*partitions);
   restore_sa(m, config, clock, log);
   m.set_qos_policy(*qos_policy);
-  m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) { after_sweep(r, elapsed, m, config, once, log); });
+  // The daemon saves its cache on a thread (tools/os/sm_cache_writer.h).
+  std::optional<SmCacheWriter> cache_writer;
+  if (!once) cache_writer.emplace();
+  m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) {
+    after_sweep(r, elapsed, m, config, once, log, cache_writer ? &*cache_writer : nullptr);
+  });
   m.set_multicast_listener([&](const MulticastTables& tables, const SubnetSnapshot& subnet) {
     if (config.dump_files_dir.empty()) return;
     Status dumped = write_mcfdbs_dump(config.dump_files_dir, subnet.fabric, tables);
@@ -573,14 +584,20 @@ int cmd_run(int argc, char** argv) {
     }
   }
   SaCacheWriter sa_cache(config.cache_dir, m.sa(), log);
+  const auto log_cache_errors = [&] {
+    for (const std::string& e : cache_writer->take_errors()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", e);
+  };
   auto after_poll = [&] {
     sa_cache.poll(m.sa(), clock.now());
+    log_cache_errors();
     tell_systemd();
     if (control_server) control->serve(*control_server);
     if (served) served->after_poll(m, clock.now());
   };
   run_loop(m, **transport, clock, [] { return false; }, {[&] { on_hup(m); }, on_reopen_log, after_poll});
   sa_cache.flush(m.sa(), clock.now());
+  cache_writer->flush();
+  log_cache_errors();
   systemd.stopping();
   ibsm::log(log, LogLevel::info, Subsystem::tools, "stopping on signal");
   return 0;

@@ -172,6 +172,9 @@ sim_client() {
     umad2sim_died "$rc" || [[ $rc -eq 124 ]] || break
     echo "umad2sim crashed or hung $* (rc $rc); again" >&2
     ibsim_reap
+    # On a loaded machine the crashes come in runs (four in a row seen with a
+    # build beside the tests): give the load a moment before the next try.
+    sleep "$attempt"
     rc=0
     client "$@" > sim_client.out 2> sim_client.err || rc=$?
   done
