@@ -11,6 +11,14 @@ uint64_t get_field(std::span<const uint8_t> buf, const Field& f) {
   assert(f.bit_width >= 1 && f.bit_width <= 64);
   assert(field_fits(buf.size(), f));
   uint64_t value = 0;
+  if (f.byte_aligned()) {
+    // Whole bytes, most significant first: most fields are, and an LFT
+    // block is 64 of them (the bring-up's 2.3M block Sets ran through the
+    // bit loop below, a leading cost of the MAD path).
+    const uint8_t* at = buf.data() + f.byte_offset();
+    for (size_t i = 0; i < f.byte_size(); ++i) value = (value << 8) | at[i];
+    return value;
+  }
   size_t bit = f.bit_offset;
   unsigned remaining = f.bit_width;
   while (remaining > 0) {
@@ -28,6 +36,12 @@ uint64_t get_field(std::span<const uint8_t> buf, const Field& f) {
 void set_field(std::span<uint8_t> buf, const Field& f, uint64_t value) {
   assert(f.bit_width >= 1 && f.bit_width <= 64);
   assert(field_fits(buf.size(), f));
+  if (f.byte_aligned()) {
+    // As in get_field; the bytes beyond the width drop the bits above it.
+    uint8_t* at = buf.data() + f.byte_offset();
+    for (size_t i = f.byte_size(); i-- > 0; value >>= 8) at[i] = static_cast<uint8_t>(value);
+    return;
+  }
   size_t bit = f.bit_offset;
   unsigned remaining = f.bit_width;
   while (remaining > 0) {
