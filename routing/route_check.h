@@ -119,9 +119,9 @@ struct RouteCheck {
   CheckSummary pairs;
   std::optional<CdgReport> cdg;  // empty when the graph could not be built
   std::string cdg_error;         // why not
-  // Tables a repair mended (RoutingEngine::repair): the pairs are those to
-  // the LIDs it changed, and the channel dependencies are not checked (the
-  // next full routing checks them). 0: a full check.
+  // A check limited to CheckOptions::destination_lids (the LIDs a repair
+  // changed, RoutingEngine::repair): how many; the channel dependencies are
+  // then not checked (the next full routing checks them). 0: a full check.
   uint64_t repaired_lids = 0;
 
   bool has_cycle() const { return cdg && !cdg->acyclic(); }

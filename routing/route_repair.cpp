@@ -122,18 +122,12 @@ class Repair {
     for (uint32_t b = 0; b < degree; ++b) mask[b / 64] |= ((paths.toward(begin + b) >> j) & 1) << (b % 64);
   }
 
-  // The out-ports now on a path that were not before: a cable came, or a
-  // distance shrank behind a neighbour.
-  void fresh_ports(SwitchId sw, std::span<const uint64_t> mask, std::span<const uint64_t> old_mask) {
-    fresh_.clear();
+  // fn(port) for each of switch sw's out-ports whose bit is set in `mask`.
+  template <typename Fn>
+  void for_each_port(SwitchId sw, std::span<const uint64_t> mask, Fn&& fn) const {
     for (uint32_t w = 0; w < mask.size(); ++w) {
-      uint64_t bits = mask[w];
-      if (same_edges_[sw]) bits &= ~old_mask[w];
-      for (; bits != 0; bits &= bits - 1) {
-        const uint32_t bit = w * 64 + static_cast<uint32_t>(std::countr_zero(bits));
-        const uint8_t port = now_.edge_port(now_.edge_begin(sw) + bit);
-        if (!same_edges_[sw] && on(old_mask, before_bit_[size_t{sw} * 256 + port])) continue;
-        fresh_.push_back(port);
+      for (uint64_t bits = mask[w]; bits != 0; bits &= bits - 1) {
+        fn(now_.edge_port(now_.edge_begin(sw) + w * 64 + static_cast<uint32_t>(std::countr_zero(bits))));
       }
     }
   }
@@ -145,25 +139,27 @@ class Repair {
   // Switch sw's entries toward the LIDs hanging off switch `to`, whose
   // out-edges on paths are mask_ (old_mask_ before).
   void mend(SwitchId to, SwitchId sw) {
-    const std::span<const Destination> dests = now_.destinations_of(to);
-    if (dests.empty()) return;
-    const std::span<const uint64_t> mask = mask_, old_mask = old_mask_;
+    lids_here_.clear();
+    for (const Destination& d : now_.destinations_of(to)) {
+      for (uint32_t k = 0; k < d.lid_count(); ++k) lids_here_.push_back(static_cast<uint16_t>(d.base.value + k));
+    }
+    if (lids_here_.empty()) return;
+    const std::span<const uint64_t> mask = mask_;
     uint8_t* row = rows_[sw];
-    const auto for_each_lid = [&](auto&& f) {
-      for (const Destination& d : dests) {
-        for (uint32_t k = 0; k < d.lid_count(); ++k) f(static_cast<uint16_t>(d.base.value + k));
-      }
-    };
     if (std::all_of(mask.begin(), mask.end(), [](uint64_t w) { return w == 0; })) {
-      for_each_lid([&](uint16_t lid) {
+      for (uint16_t lid : lids_here_) {
         if (row[lid] != kNoRoute) set(sw, lid, kNoRoute);
-      });
+      }
       return;
     }
     const auto right = [&](uint8_t port) { return port != kNoRoute && on(mask, now_bit_[size_t{sw} * 256 + port]); };
-    bool all_right = true;
-    for_each_lid([&](uint16_t lid) { all_right = all_right && right(row[lid]); });
-    fresh_ports(sw, mask, old_mask);
+    const bool all_right = std::all_of(lids_here_.begin(), lids_here_.end(), [&](uint16_t lid) { return right(row[lid]); });
+    // The out-ports now on a path that were not before: a cable came, or a
+    // distance shrank behind a neighbour.
+    fresh_.clear();
+    for_each_port(sw, mask, [&](uint8_t port) {
+      if (!on(old_mask_, before_bit_[size_t{sw} * 256 + port])) fresh_.push_back(port);
+    });
     if (all_right && fresh_.empty()) return;
 
     // Spread over the ports: first the destination's LIDs here (so a port
@@ -188,26 +184,27 @@ class Repair {
     const auto fewer = [&](uint8_t a, uint8_t b) {
       return b == kNoRoute || local(a) < local(b) || (local(a) == local(b) && fewer_used(a, b));
     };
-    const auto carried = [&](uint16_t lid) { return carries(sw, lid); };
-    for_each_lid([&](uint16_t lid) {
-      if (right(row[lid]) && carried(lid)) ++local(row[lid]);
-    });
-    for_each_lid([&](uint16_t lid) {
-      if (right(row[lid])) return;
+    // Whether each LID is carried here: this switch's entries do not change
+    // it, so it is asked once.
+    carried_here_.resize(lids_here_.size());
+    for (size_t i = 0; i < lids_here_.size(); ++i) {
+      carried_here_[i] = carries(sw, lids_here_[i]);
+      if (carried_here_[i] && right(row[lids_here_[i]])) ++local(row[lids_here_[i]]);
+    }
+    for (size_t i = 0; i < lids_here_.size(); ++i) {
+      const uint16_t lid = lids_here_[i];
+      if (right(row[lid])) continue;
       uint8_t best = kNoRoute;
-      for (uint32_t w = 0; w < mask.size(); ++w) {
-        for (uint64_t bits = mask[w]; bits != 0; bits &= bits - 1) {
-          const uint32_t bit = w * 64 + static_cast<uint32_t>(std::countr_zero(bits));
-          const uint8_t p = now_.edge_port(now_.edge_begin(sw) + bit);
-          if (fewer(p, best)) best = p;
-        }
-      }
+      for_each_port(sw, mask, [&](uint8_t p) {
+        if (fewer(p, best)) best = p;
+      });
       set(sw, lid, best);
-      if (carried(lid)) ++local(best);
-    });
+      if (carried_here_[i]) ++local(best);
+    }
     if (fresh_.empty()) return;
-    for_each_lid([&](uint16_t lid) {
-      if (!carried(lid)) return;
+    for (size_t i = 0; i < lids_here_.size(); ++i) {
+      if (!carried_here_[i]) continue;
+      const uint16_t lid = lids_here_[i];
       uint8_t best = kNoRoute;
       for (uint8_t p : fresh_) {
         if (fewer(p, best)) best = p;
@@ -221,7 +218,7 @@ class Repair {
         ++local(best);
         set(sw, lid, best);
       }
-    });
+    }
   }
 
   // Whether some packet reaches switch sw for `lid`: it is an endpoint's
@@ -292,6 +289,8 @@ class Repair {
   std::vector<bool> has_endpoints_;     // by switch
   std::vector<std::vector<std::pair<SwitchId, uint8_t>>> feeders_;  // by switch: (neighbour, its port here)
   std::vector<uint8_t> fresh_;          // mend(): ports newly on a path
+  std::vector<uint16_t> lids_here_;     // mend(): the destination's LIDs
+  std::vector<uint8_t> carried_here_;   // mend(): carries() of each
   std::vector<uint64_t> mask_, old_mask_;  // mend(): the out-edges on paths, now and before
   std::array<uint32_t, 256> local_{};   // mend(): the destination's entries per port
   std::vector<uint8_t> touched_;        // ... the ports it may have counted

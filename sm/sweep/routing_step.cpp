@@ -22,6 +22,22 @@ std::function<uint8_t(Lid, Lid)> owned_path_sl(std::shared_ptr<const routing::Ro
   };
 }
 
+namespace {
+
+// The checker's verdict into `r` and the log, in the words `ibsm check`
+// prints: info when it is ok, warn (with the first failed pairs) otherwise.
+void record_check(SweepRoutes& r, routing::RouteCheck check, LogSink& log) {
+  r.check = check.to_string();
+  r.check_ok = check.ok();
+  ibsm::log(log, check.ok() ? LogLevel::info : LogLevel::warn, Subsystem::routing, "{}", r.check);
+  for (const std::string& problem : check.pairs.problems) {
+    ibsm::log(log, LogLevel::warn, Subsystem::routing, "routing check: {}", problem);
+  }
+  r.route_check = std::move(check);
+}
+
+}  // namespace
+
 std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last, const Fabric& now, LogSink& log) {
   if (!last.engine_used) return std::nullopt;
   Result<routing::RoutingGraph> graph = routing::RoutingGraph::build(now);
@@ -37,23 +53,14 @@ std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last,
               r.engine);
     return r;
   }
-  routing::RouteCheck check;
-  check.engine = r.engine;
-  check.deadlock_free_promised = routing::promises_deadlock_freedom(r.engine);
-  check.repaired_lids = mended->changed_lids.size();
-  check.pairs = routing::check_all_pairs(now, r.lfts,
-                                         {.max_problems = 3, .destination_lids = std::move(mended->changed_lids)});
   ibsm::log(log, LogLevel::info, Subsystem::routing, "{}: tables mended: {} entries of {} LIDs changed", r.engine,
-            mended->changed_entries, check.repaired_lids);
-  r.check = check.to_string();
-  r.check_ok = check.ok();
-  ibsm::log(log, check.ok() ? LogLevel::info : LogLevel::warn, Subsystem::routing, "{}", r.check);
-  for (const std::string& problem : check.pairs.problems) {
-    ibsm::log(log, LogLevel::warn, Subsystem::routing, "routing check: {}", problem);
-  }
+            mended->changed_entries, mended->changed_lids.size());
   // The per-port loads stay the last full check's: a partial count would
   // show the changed LIDs' routes only.
-  r.route_check = std::move(check);
+  record_check(r, routing::check_routes(now, r.lfts,
+                                        {.pairs = {.max_problems = 3, .destination_lids = std::move(mended->changed_lids)},
+                                         .engine = r.engine}),
+               log);
   return r;
 }
 
@@ -86,26 +93,20 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
     routing::RouteCheck check = routing::check_routes(
         snapshot, r.lfts,
         {.pairs = {.max_problems = 3}, .engine = r.engine, .vls = routing::engine_vls(*r.engine_used, input, r.sl2vl)});
-    r.check = check.to_string();
-    r.check_ok = check.ok();
     r.port_routes = std::move(check.pairs.port_routes);
-    ibsm::log(*sink, check.ok() ? LogLevel::info : LogLevel::warn, Subsystem::routing, "{}", r.check);
-    for (const std::string& problem : check.pairs.problems) {
-      ibsm::log(*sink, LogLevel::warn, Subsystem::routing, "routing check: {}", problem);
-    }
+    record_check(r, std::move(check), *sink);
     // A credit loop is never installed in silence: these are still the
     // tables programmed (no engine of the chain did better, and a fabric
     // that can deadlock under load beats one without routes), but the error
     // says so and the count goes to the metrics.
-    if (check.has_cycle()) {
+    if (r.route_check->has_cycle()) {
       ++*credit_loops;
       ibsm::log(*sink, LogLevel::error, Subsystem::routing,
                 "routing engine {} leaves a credit loop in the tables installed (a channel dependency cycle on {}); "
                 "the fabric can deadlock under load: choose an engine that stays deadlock-free here (dfsssp, updn)",
-                r.engine, check.cdg->cycle_text);
+                r.engine, r.route_check->cdg->cycle_text);
     }
     r.credit_loops = *credit_loops;
-    r.route_check = std::move(check);
     return r;
   });
 }

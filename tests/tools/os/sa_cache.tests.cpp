@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "mad/wire/constants.h"
+#include "tests/tools/os/temp_dir.h"
 #include "tools/os/files.h"
 #include "tools/os/sa_cache.h"
 
@@ -16,16 +17,6 @@ namespace ibsm::test {
 namespace {
 
 constexpr Micros kSecond = 1'000'000;
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char dir[] = "/tmp/ibsm-sa-cache-test.XXXXXX";
-    REQUIRE(::mkdtemp(dir));
-    path = dir;
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
 
 sa::SaRegistrations one_service(uint64_t id) {
   sa::SaRegistrations r;

@@ -9,16 +9,11 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "tests/tools/os/temp_dir.h"
 #include "tools/os/sm_cache.h"
 
 namespace ibsm {
 namespace {
-
-std::string temp_dir() {
-  char dir[] = "/tmp/ibsm-cache-test.XXXXXX";
-  REQUIRE(::mkdtemp(dir));
-  return dir;
-}
 
 TEST_CASE("the switch tables in the cache load back as they were saved", "[tools][sm_cache]") {
   SweepState saved;
@@ -34,7 +29,8 @@ TEST_CASE("the switch tables in the cache load back as they were saved", "[tools
   saved.switches[Guid{0x0002c90300000002}] = b;
   saved.switches[Guid{0x0002c90300000003}] = SwitchMemory{};  // nothing known: not written
 
-  const std::string dir = temp_dir();
+  const test::TempDir scratch;
+  const std::string& dir = scratch.path;
   REQUIRE(save_sm_cache(dir, saved).ok());
   SweepState loaded;
   std::vector<std::string> warnings;
@@ -48,14 +44,14 @@ TEST_CASE("the switch tables in the cache load back as they were saved", "[tools
     CHECK(back.linear_fdb_top == m.linear_fdb_top);
     CHECK(back.lft == m.lft);
   }
-  std::filesystem::remove_all(dir);
 }
 
 // A damaged line costs that switch only: the operator is told where, and the
 // switches on the lines around it load. A full-size table (49,152 entries,
 // the most a unicast LID space holds) reads back entry for entry.
 TEST_CASE("a damaged switch table line is named and the others load", "[tools][sm_cache]") {
-  const std::string dir = temp_dir();
+  const test::TempDir scratch;
+  const std::string& dir = scratch.path;
   std::string big = "0x0002c90300000003 11 49151 ";
   for (unsigned i = 0; i < 49152; ++i) big += fmt::format("{:02X}", i % 251);  // upper case is read too
   {
@@ -78,7 +74,6 @@ TEST_CASE("a damaged switch table line is named and the others load", "[tools][s
   bool same = true;
   for (unsigned i = 0; i < 49152; ++i) same = same && b.lft[i] == i % 251;
   CHECK(same);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

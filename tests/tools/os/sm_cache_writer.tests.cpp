@@ -10,16 +10,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/tools/os/temp_dir.h"
 #include "tools/os/sm_cache.h"
 
 namespace ibsm {
 namespace {
-
-std::string temp_dir() {
-  char dir[] = "/tmp/ibsm-cache-writer-test.XXXXXX";
-  REQUIRE(::mkdtemp(dir));
-  return dir;
-}
 
 SweepState state_with_lid(uint16_t lid) {
   SweepState s;
@@ -32,7 +27,8 @@ SweepState state_with_lid(uint16_t lid) {
 }
 
 TEST_CASE("the cache holds the newest state handed to the writer once it is flushed", "[tools][sm_cache]") {
-  const std::string dir = temp_dir();
+  const test::TempDir scratch;
+  const std::string& dir = scratch.path;
   {
     SmCacheWriter writer;
     for (uint16_t lid = 1; lid <= 20; ++lid) writer.submit(dir, state_with_lid(lid));
@@ -50,11 +46,11 @@ TEST_CASE("the cache holds the newest state handed to the writer once it is flus
   std::vector<std::string> warnings;
   REQUIRE(load_sm_cache(dir, loaded, warnings).ok());
   CHECK(loaded.switches.at(Guid{0x0002c90300000001}).lid == Lid{33});
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a cache save that fails is reported by the writer", "[tools][sm_cache]") {
-  const std::string dir = temp_dir();
+  const test::TempDir scratch;
+  const std::string& dir = scratch.path;
   const std::string file = dir + "/not-a-folder";
   { std::ofstream(file) << "x"; }
   SmCacheWriter writer;
@@ -64,7 +60,6 @@ TEST_CASE("a cache save that fails is reported by the writer", "[tools][sm_cache
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].find("not-a-folder") != std::string::npos);
   CHECK(writer.take_errors().empty());
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
