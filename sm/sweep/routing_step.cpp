@@ -57,10 +57,13 @@ std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last,
             mended->changed_entries, mended->changed_lids.size());
   // The per-port loads stay the last full check's: a partial count would
   // show the changed LIDs' routes only.
-  record_check(r, routing::check_routes(now, r.lfts,
-                                        {.pairs = {.max_problems = 3, .destination_lids = std::move(mended->changed_lids)},
-                                         .engine = r.engine}),
-               log);
+  // Filled in step by step: GCC 12 at -O3 took the optional inside a nested
+  // designated initializer for a maybe-uninitialized read.
+  routing::RouteCheckOptions options;
+  options.pairs.max_problems = 3;
+  options.pairs.destination_lids = std::move(mended->changed_lids);
+  options.engine = r.engine;
+  record_check(r, routing::check_routes(now, r.lfts, options), log);
   return r;
 }
 
