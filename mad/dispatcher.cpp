@@ -20,8 +20,32 @@ uint32_t MadDispatcher::next_tid() {
   return tid_counter_;
 }
 
+uint32_t MadDispatcher::take_slot() {
+  if (free_slots_.empty()) {
+    slots_.emplace_back();
+    return static_cast<uint32_t>(slots_.size() - 1);
+  }
+  const uint32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  return slot;
+}
+
+void MadDispatcher::free_slot(uint32_t slot) {
+  slots_[slot].done = nullptr;
+  free_slots_.push_back(slot);
+}
+
 void MadDispatcher::submit(MadPacket request, Completion done, RequestOptions options) {
-  queue_.push_back(Pending{std::move(request), std::move(done), 0, 0, options});
+  const uint32_t slot = take_slot();
+  Pending& p = slots_[slot];
+  p.packet = request;
+  p.done = std::move(done);
+  p.attempts = 0;
+  p.deadline = 0;
+  p.options = options;
+  auto h = wire::decode_mad_header(p.packet.data);
+  p.kind = h.ok() ? DispatcherStats::kind_key(h->mgmt_class, h->method, h->attr_id) : 0;
+  queue_.push_back(slot);
 }
 
 Status MadDispatcher::send_now(const MadPacket& packet) {
@@ -52,19 +76,18 @@ void MadDispatcher::transmit(uint32_t tid, Pending& p) {
   }
   ++stats_.sent;
   if (p.attempts > 1) ++stats_.retries;
-  auto h = wire::decode_mad_header(p.packet.data);
-  if (!h.ok()) return;
-  const uint32_t kind = DispatcherStats::kind_key(h->mgmt_class, h->method, h->attr_id);
-  ++stats_.sent_by_kind[kind];
-  if (p.attempts > 1) ++stats_.retries_by_kind[kind];
+  if (p.kind == 0) return;  // no readable header
+  ++stats_.sent_by_kind[p.kind];
+  if (p.attempts > 1) ++stats_.retries_by_kind[p.kind];
 }
 
 void MadDispatcher::fill_window() {
   while (!queue_.empty() && static_cast<int>(in_flight_.size()) < options_.window) {
     uint32_t tid = next_tid();
-    auto [it, inserted] = in_flight_.emplace(tid, std::move(queue_.front()));
+    const uint32_t slot = queue_.front();
     queue_.pop_front();
-    transmit(tid, it->second);
+    in_flight_.emplace(tid, slot);
+    transmit(tid, slots_[slot]);
   }
 }
 
@@ -91,8 +114,10 @@ void MadDispatcher::handle_received(const MadPacket& packet) {
     return;
   }
   // A response must answer what we asked: same class and attribute.
-  auto asked = wire::decode_mad_header(it->second.packet.data);
-  if (asked.ok() && (asked->mgmt_class != h->mgmt_class || asked->attr_id != h->attr_id)) {
+  const uint32_t slot = it->second;
+  const uint32_t asked = slots_[slot].kind;
+  if (asked != 0 && (DispatcherStats::kind_class(asked) != h->mgmt_class ||
+                     DispatcherStats::kind_attr(asked) != h->attr_id)) {
     ++stats_.unmatched;
     log(log_, LogLevel::debug, Subsystem::mad, "response tid {} does not match its request (class 0x{:02x} attr 0x{:04x})",
         tid, h->mgmt_class, h->attr_id);
@@ -103,27 +128,32 @@ void MadDispatcher::handle_received(const MadPacket& packet) {
     retry_or_fail(tid);
     return;
   }
-  Pending done = std::move(it->second);
+  // Free the slot before the completion runs: it may submit more.
+  Completion done = std::move(slots_[slot].done);
   in_flight_.erase(it);
+  free_slot(slot);
   ++stats_.responses;
-  if (done.done) done.done(packet);
+  if (done) done(packet);
 }
 
 void MadDispatcher::retry_or_fail(uint32_t tid) {
   auto it = in_flight_.find(tid);
   if (it == in_flight_.end()) return;
-  Pending& p = it->second;
+  const uint32_t slot = it->second;
+  Pending& p = slots_[slot];
   const int retries = p.options.retries >= 0 ? p.options.retries : options_.retries;
   if (p.attempts <= retries) {
     transmit(tid, p);
     return;
   }
-  Pending failed = std::move(p);
+  Completion done = std::move(p.done);
+  const int attempts = p.attempts;
+  const uint32_t kind = p.kind;
   in_flight_.erase(it);
+  free_slot(slot);
   ++stats_.timeouts;
-  if (auto h = wire::decode_mad_header(failed.packet.data); h.ok())
-    ++stats_.timeouts_by_kind[DispatcherStats::kind_key(h->mgmt_class, h->method, h->attr_id)];
-  if (failed.done) failed.done(timeout_error(fmt::format("no response after {} attempts", failed.attempts)));
+  if (kind != 0) ++stats_.timeouts_by_kind[kind];
+  if (done) done(timeout_error(fmt::format("no response after {} attempts", attempts)));
 }
 
 void MadDispatcher::expire(Micros now) {
@@ -131,7 +161,7 @@ void MadDispatcher::expire(Micros now) {
     auto [deadline, tid] = deadlines_.top();
     deadlines_.pop();
     auto it = in_flight_.find(tid);
-    if (it == in_flight_.end() || it->second.deadline != deadline) continue;  // stale
+    if (it == in_flight_.end() || slots_[it->second].deadline != deadline) continue;  // stale
     retry_or_fail(tid);
   }
 }
@@ -152,6 +182,19 @@ void MadDispatcher::poll() {
   while (auto packet = transport_.receive()) handle_received(*packet);
   expire(clock_.now());
   fill_window();
+  if (idle()) release_idle_memory();
+}
+
+void MadDispatcher::release_idle_memory() {
+  // Nothing in flight: every deadline left is stale. A discovery queues a
+  // whole BFS level at once (100k requests on 42k LIDs, some 40 MB of
+  // slots), and in virtual time a 200 ms timeout outlives a phase's sends;
+  // kept, both would sit at the SM's peak memory for nothing.
+  if (!deadlines_.empty()) deadlines_ = {};
+  if (slots_.size() > kKeptSlots) {
+    slots_ = {};
+    free_slots_ = {};
+  }
 }
 
 void MadDispatcher::run_until_idle() {

@@ -109,11 +109,19 @@ class MadDispatcher {
     int attempts = 0;
     Micros deadline = 0;
     RequestOptions options;
+    uint32_t kind = 0;  // DispatcherStats::kind_key of the request
   };
 
   uint32_t next_tid();
   void fill_window();
   void transmit(uint32_t tid, Pending& p);
+  // A slot for a new request, and its release once the request is done.
+  uint32_t take_slot();
+  void free_slot(uint32_t slot);
+  // Once idle: drops stale deadlines, and the slots beyond what a steady
+  // window needs.
+  void release_idle_memory();
+  static constexpr size_t kKeptSlots = 1024;
   void handle_received(const MadPacket& packet);
   void expire(Micros now);
   void retry_or_fail(uint32_t tid);
@@ -126,9 +134,15 @@ class MadDispatcher {
   RequestHandler request_handler_;
   std::map<uint8_t, RequestHandler> class_handlers_;
   uint32_t tid_counter_ = 0;
-  std::deque<Pending> queue_;
+  // Requests live in reused slots, queued and in flight alike, and the queue
+  // and the in-flight map hold slot numbers: a request is some 400 bytes, and
+  // allocating one per MAD (a deque block and a map node each) cost the
+  // bring-up's millions of MADs a malloc and a free apiece.
+  std::vector<Pending> slots_;
+  std::vector<uint32_t> free_slots_;
+  std::deque<uint32_t> queue_;
   // Keyed by the low 32 bits of the TID: the kernel (and umad2sim) own the top 32.
-  std::unordered_map<uint32_t, Pending> in_flight_;
+  std::unordered_map<uint32_t, uint32_t> in_flight_;
   // Min-heap of (deadline, tid); entries for answered or resent requests are
   // stale and skipped lazily (their deadline no longer matches).
   std::priority_queue<std::pair<Micros, uint32_t>, std::vector<std::pair<Micros, uint32_t>>, std::greater<>>

@@ -5,22 +5,10 @@
 
 namespace ibsm::wire {
 
-// Both walk the field byte by byte: each step takes the bits the field owns in
-// one byte, MSB first, so any offset and width up to 64 bits work the same way.
-uint64_t get_field(std::span<const uint8_t> buf, const Field& f) {
-  assert(f.bit_width >= 1 && f.bit_width <= 64);
-  assert(field_fits(buf.size(), f));
-  uint64_t value = 0;
-  if (f.byte_aligned()) {
-    // Whole bytes, most significant first: most fields are, and an LFT
-    // block is 64 of them (the bring-up's 2.3M block Sets ran through the
-    // bit loop below, a leading cost of the MAD path).
-    const uint8_t* at = buf.data() + f.byte_offset();
-    for (size_t i = 0; i < f.byte_size(); ++i) value = (value << 8) | at[i];
-    return value;
-  }
+uint64_t get_field_bits(std::span<const uint8_t> buf, const Field& f) {
   size_t bit = f.bit_offset;
   unsigned remaining = f.bit_width;
+  uint64_t value = 0;
   while (remaining > 0) {
     const unsigned in_byte = bit % 8;
     const unsigned take = std::min(8u - in_byte, remaining);
@@ -33,15 +21,7 @@ uint64_t get_field(std::span<const uint8_t> buf, const Field& f) {
   return value;
 }
 
-void set_field(std::span<uint8_t> buf, const Field& f, uint64_t value) {
-  assert(f.bit_width >= 1 && f.bit_width <= 64);
-  assert(field_fits(buf.size(), f));
-  if (f.byte_aligned()) {
-    // As in get_field; the bytes beyond the width drop the bits above it.
-    uint8_t* at = buf.data() + f.byte_offset();
-    for (size_t i = f.byte_size(); i-- > 0; value >>= 8) at[i] = static_cast<uint8_t>(value);
-    return;
-  }
+void set_field_bits(std::span<uint8_t> buf, const Field& f, uint64_t value) {
   size_t bit = f.bit_offset;
   unsigned remaining = f.bit_width;
   while (remaining > 0) {

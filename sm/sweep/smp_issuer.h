@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "mad/base/types.h"
 #include "mad/dispatcher.h"
@@ -99,8 +100,22 @@ class SmpIssuer {
   void send(uint8_t method, const DrPath& path, uint16_t attr_id, uint32_t mod, std::span<const uint8_t> payload,
             SmpSubject what, OnData ok, OnFailed failed = {});
 
+  // What a request in flight needs when its answer comes, in reused slots:
+  // the completion handed to the dispatcher then holds only the slot's
+  // number and fits std::function without an allocation (a capture of all
+  // of it cost a malloc per SMP).
+  struct InFlight {
+    SmpSubject what;
+    OnData ok;
+    OnFailed failed;
+    DrPath path;
+  };
+  void complete(uint32_t slot, Result<MadPacket> r);
+
   MadDispatcher& d_;
   OnFailure on_failure_;
+  std::vector<InFlight> in_flight_;
+  std::vector<uint32_t> free_slots_;
   RequestOptions options_;
   size_t queue_limit_ = 0;
   const MKeyPaths* m_keys_ = nullptr;

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <functional>
+#include <set>
 #include <vector>
 
 #include "mad/wire/mad_header.h"
@@ -202,4 +204,35 @@ TEST_CASE("a response to a different attribute is not taken as the answer", "[ma
   d.poll();
   CHECK_FALSE(done);
   CHECK(d.stats().unmatched == 1);
+}
+
+TEST_CASE("completions that submit more requests get their own answers from reused slots", "[mad][dispatcher]") {
+  // Requests live in reused slots: a completion runs after its slot is
+  // freed, so the requests it submits may take that slot (and grow the
+  // pool) while each completion still sees its own request's answer.
+  ManualClock clock;
+  FakeTransport t(clock);
+  MadDispatcher d(t, clock, {.window = 2, .timeout = 1000, .retries = 1});
+  std::vector<uint16_t> answered;  // the attribute of each answer, in completion order
+  std::function<void(uint16_t)> ask = [&](uint16_t attr) {
+    d.submit(get_request(attr), [&, attr](Result<MadPacket> r) {
+      REQUIRE(r.ok());
+      answered.push_back(wire::decode_mad_header(r->data)->attr_id);
+      CHECK(answered.back() == attr);
+      if (attr < 0x18) {
+        ask(static_cast<uint16_t>(attr + 2));  // two more from each of the first answers
+        ask(static_cast<uint16_t>(attr + 3));
+      }
+    });
+  };
+  ask(0x10);
+  ask(0x11);
+  for (size_t next = 0; !d.idle(); d.poll()) {
+    d.poll();
+    while (next < t.sent.size()) t.answer(next++);
+  }
+  CHECK(d.stats().responses == answered.size());
+  CHECK(answered.size() > 10);
+  CHECK(d.stats().timeouts == 0);
+  CHECK(d.stats().sent_by_kind.size() == std::set<uint16_t>(answered.begin(), answered.end()).size());
 }
