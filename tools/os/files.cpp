@@ -83,6 +83,16 @@ Status write_file_atomically(const std::string& path, const std::function<void(c
   return {};
 }
 
+Status append_file_synced(const std::string& path, std::string_view text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return unavailable_error(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+  const bool written = write_all(fd, text) && ::fsync(fd) == 0;
+  const int saved_errno = errno;
+  ::close(fd);
+  if (!written) return unavailable_error(fmt::format("cannot append to {}: {}", path, std::strerror(saved_errno)));
+  return {};
+}
+
 Status write_text_output(const std::string& path, std::string_view text) {
   if (path.empty() || path == "-") {
     if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())

@@ -24,6 +24,10 @@ Status write_file_atomically(const std::string& path, std::string_view text);
 // 300 MB) never sits in memory whole.
 using PutText = std::function<void(std::string_view)>;
 Status write_file_atomically(const std::string& path, const std::function<void(const PutText& put)>& produce);
+// Appends `text` to `path` (created if missing) and fsyncs it before
+// returning: a journal's records, each on the disk once this succeeds. A
+// crash mid-append can leave a torn last line; the reader must expect one.
+Status append_file_synced(const std::string& path, std::string_view text);
 // Streams what `write` produces to `path` (stdout when empty or "-"), so a
 // dump of a big fabric (gigabytes of LFT lines at 45k endpoints) never sits
 // in memory whole.

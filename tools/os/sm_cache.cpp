@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <random>
+#include <span>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -22,6 +24,14 @@ constexpr const char* kGuid2Lid = "guid2lid";
 constexpr const char* kGuid2MKey = "guid2mkey";
 // One line per switch: "0x<guid> <lid> <top> <hex bytes of the LFT>".
 constexpr const char* kSwitchTables = "ibsm-switch-tables";
+// Changes to the switch tables since the last full save (SmCacheSaver), a
+// record a line after a "# generation N" line that names the tables' base:
+//   T 0x<guid> <lid> <top> <hex bytes>   a whole table, as in the base
+//   B 0x<guid> <block> <hex bytes>       one block of 64 entries (the last may be shorter)
+//   D 0x<guid>                           the switch's table is no longer known
+constexpr const char* kSwitchJournal = "ibsm-switch-tables.journal";
+constexpr const char* kGenerationMark = "# generation ";
+constexpr size_t kBlock = 64;
 // One line per port: "0x<node guid> <port> <asked> <held>", each of the last
 // two the managed PortInfo fields as comma-separated hex (see PortMemory).
 constexpr const char* kPortSettings = "ibsm-port-settings";
@@ -59,44 +69,134 @@ void for_each_record(const std::string& text, Fn&& fn) {
   }
 }
 
+// Two hex digits per byte into `out` (as many bytes as `out` holds), read
+// directly: sscanf scans the rest of its string on every call, which on
+// 42k-LID lines made a restart quadratic.
+bool decode_hex(std::string_view hex, std::span<uint8_t> out) {
+  if (hex.size() != 2 * out.size()) return false;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int high = hex_digit(hex[2 * i]), low = hex_digit(hex[2 * i + 1]);
+    if (high < 0 || low < 0) return false;
+    out[i] = static_cast<uint8_t>(high << 4 | low);
+  }
+  return true;
+}
+
+bool parse_guid(const std::string& text, Guid& guid) {
+  uint64_t g = 0;
+  if (text.size() < 3 || text.compare(0, 2, "0x") != 0 || std::sscanf(text.c_str(), "%" SCNx64, &g) != 1) return false;
+  guid = Guid{g};
+  return true;
+}
+
+// "0x<guid> <lid> <top> <hex>": a line of the tables, or a journal's T record.
+bool parse_switch_record(std::istringstream& fields, Guid& guid, SwitchMemory& m) {
+  std::string g, hex;
+  unsigned lid = 0, top = 0;
+  if (!(fields >> g >> lid >> top >> hex) || lid > 0xFFFF || top > 0xFFFF || hex.size() != 2 * (size_t{top} + 1) ||
+      !parse_guid(g, guid))
+    return false;
+  m.lid = Lid{static_cast<uint16_t>(lid)};
+  m.linear_fdb_top = static_cast<uint16_t>(top);
+  m.lft.resize(size_t{top} + 1);
+  return decode_hex(hex, m.lft);
+}
+
+// The generation a tables file or journal names in its "# generation N"
+// line (0: none, a cache from before the journal).
+uint64_t generation_of(const std::string& text) {
+  const size_t at = text.find(kGenerationMark);
+  if (at == std::string::npos || at > 512) return 0;
+  return std::strtoull(text.c_str() + at + std::strlen(kGenerationMark), nullptr, 10);
+}
+
 void parse_switch_tables(const std::string& text, const std::string& source, SweepState& state,
                          std::vector<std::string>& warnings) {
   for_each_record(text, [&](const std::string& line, int number) {
     std::istringstream fields(line);
-    std::string guid, hex;
-    unsigned lid = 0, top = 0;
-    if (!(fields >> guid >> lid >> top >> hex) || hex.size() % 2 != 0 || hex.size() / 2 != size_t{top} + 1 ||
-        lid > 0xFFFF || top > 0xFFFF) {
-      warnings.push_back(fmt::format("{}:{}: malformed switch table line, ignored", source, number));
-      return;
-    }
+    Guid guid;
     SwitchMemory m;
-    m.lid = Lid{static_cast<uint16_t>(lid)};
-    m.linear_fdb_top = static_cast<uint16_t>(top);
-    m.lft.resize(hex.size() / 2);
-    // Two hex digits per entry, read directly: sscanf scans the rest of its
-    // string on every call, which on 42k-LID lines made a restart quadratic.
-    bool ok = true;
-    for (size_t i = 0; i < m.lft.size() && ok; ++i) {
-      const int high = hex_digit(hex[2 * i]), low = hex_digit(hex[2 * i + 1]);
-      ok = high >= 0 && low >= 0;
-      m.lft[i] = static_cast<uint8_t>(high << 4 | low);
-    }
-    uint64_t g = 0;
-    ok = ok && std::sscanf(guid.c_str(), "%" SCNx64, &g) == 1;
-    if (!ok) {
+    if (!parse_switch_record(fields, guid, m)) {
       warnings.push_back(fmt::format("{}:{}: malformed switch table line, ignored", source, number));
       return;
     }
-    state.switches[Guid{g}] = std::move(m);
+    state.switches[guid] = std::move(m);
   });
 }
 
-std::string format_fields(const ManagedPortFields& f) {
-  return fmt::format("{:x},{:x},{:x},{:x},{:x},{:x},{:x},{:x},{:x},{:x},{:x}", f.lid, f.lmc, f.master_sm_lid,
-                     f.master_sm_sl, f.gid_prefix, f.subnet_timeout, f.hoq_life, f.vl_stall_count, f.neighbor_mtu,
-                     f.operational_vls,
-                     (f.partition_enforcement_inbound ? 2 : 0) | (f.partition_enforcement_outbound ? 1 : 0));
+// Applies the journal's records to the tables loaded from its base. A
+// record that cannot be applied (torn by a crash, or naming a table the
+// base lacks) leaves the tables unknown: every one is dropped, so the next
+// sweep reads the switches back instead of trusting a stale entry.
+void apply_switch_journal(const std::string& text, const std::string& source, uint64_t base_generation,
+                          SweepState& state, std::vector<std::string>& warnings) {
+  const uint64_t generation = generation_of(text);
+  if (generation == 0 || generation != base_generation) return;  // a full save's leftover: the base is newer
+  bool damaged = false;
+  for_each_record(text, [&](const std::string& line, int number) {
+    if (damaged) return;
+    std::istringstream fields(line);
+    std::string kind, g;
+    Guid guid;
+    bool ok = false;
+    if (!(fields >> kind)) {
+    } else if (kind == "T") {
+      SwitchMemory m;
+      ok = parse_switch_record(fields, guid, m);
+      if (ok) state.switches[guid] = std::move(m);
+    } else if (kind == "B") {
+      size_t block = 0;
+      std::string hex;
+      auto it = state.switches.end();
+      ok = static_cast<bool>(fields >> g >> block >> hex) && parse_guid(g, guid) &&
+           (it = state.switches.find(guid)) != state.switches.end() && block * kBlock < it->second.lft.size();
+      if (ok) {
+        const size_t n = std::min(kBlock, it->second.lft.size() - block * kBlock);
+        ok = decode_hex(hex, std::span(it->second.lft).subspan(block * kBlock, n));
+      }
+    } else if (kind == "D") {
+      ok = static_cast<bool>(fields >> g) && parse_guid(g, guid);
+      if (ok) state.switches.erase(guid);
+    }
+    if (!ok) {
+      damaged = true;
+      warnings.push_back(fmt::format("{}:{}: malformed journal record; every switch table is dropped (the switches "
+                                     "are read back)",
+                                     source, number));
+    }
+  });
+  if (damaged) state.switches.clear();
+}
+
+uint64_t block_hash(std::span<const uint8_t> bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
+  return h;
+}
+
+// Lower-case hex without leading zeros, as {:x} writes it; by hand because
+// the k=34 fabric's 275k ports made fmt's parsing of one format per port a
+// leading cost of every save.
+void append_hex(std::string& out, uint64_t v) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  char digits[16];
+  int n = 0;
+  do {
+    digits[n++] = kHex[v & 0xF];
+    v >>= 4;
+  } while (v != 0);
+  while (n > 0) out += digits[--n];
+}
+
+void append_fields(std::string& out, const ManagedPortFields& f) {
+  const uint64_t values[] = {f.lid,          f.lmc,      f.master_sm_lid,  f.master_sm_sl,
+                             f.gid_prefix,   f.subnet_timeout, f.hoq_life, f.vl_stall_count,
+                             f.neighbor_mtu, f.operational_vls,
+                             uint64_t{(f.partition_enforcement_inbound ? 2u : 0u) | (f.partition_enforcement_outbound ? 1u : 0u)}};
+  for (size_t i = 0; i < std::size(values); ++i) {
+    if (i != 0) out += ',';
+    append_hex(out, values[i]);
+  }
 }
 
 // Ten fields (before partition enforcement was managed) or eleven.
@@ -163,8 +263,13 @@ Status load_sm_cache(const std::string& dir, SweepState& state, std::vector<std:
     if (!keys.ok()) return warnings.push_back(keys.status().message() + "; no m_key from it is used");
     state.m_keys = std::move(*keys);
   }));
+  uint64_t tables_generation = 0;
   IBSM_RETURN_IF_ERROR(load_if_present(base, kSwitchTables, [&](const std::string& text, const std::string& source) {
     parse_switch_tables(text, source, state, warnings);
+    tables_generation = generation_of(text);
+  }));
+  IBSM_RETURN_IF_ERROR(load_if_present(base, kSwitchJournal, [&](const std::string& text, const std::string& source) {
+    apply_switch_journal(text, source, tables_generation, state, warnings);
   }));
   IBSM_RETURN_IF_ERROR(load_if_present(base, kPortSettings, [&](const std::string& text, const std::string& source) {
     parse_port_settings(text, source, state, warnings);
@@ -173,6 +278,14 @@ Status load_sm_cache(const std::string& dir, SweepState& state, std::vector<std:
 }
 
 Status save_sm_cache(const std::string& dir, const SweepState& state) {
+  // One save and no journal after it: no block hashes to keep (25 MB at the
+  // full LID space, at `ibsm run -o`'s peak).
+  SmCacheSaver once;
+  once.keep_hashes_ = false;
+  return once.save(dir, state);
+}
+
+Status SmCacheSaver::save(const std::string& dir, const SweepState& state) {
   std::filesystem::path base(dir);
   std::error_code ec;
   std::filesystem::create_directories(base, ec);
@@ -185,20 +298,110 @@ Status save_sm_cache(const std::string& dir, const SweepState& state) {
   std::filesystem::permissions(base / kGuid2MKey, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
                                ec);
 
-  // Streamed, a line at a time: the tables of 42k LIDs are some 300 MB of
-  // text, which built in one string first cost up to twice that at the peak.
-  IBSM_RETURN_IF_ERROR(write_file_atomically((base / kSwitchTables).string(), [&state](const PutText& put) {
-    put("# ibsm: what each switch's linear forwarding table holds (guid lid top table)\n");
-    std::string line;
-    for (const auto& [guid, m] : state.switches)
-      if (!m.lft.empty()) write_switch_line(put, guid, m, line);
-  }));
+  last_full_ = generation_ == 0 || dir != dir_;
+  if (!last_full_) {
+    const std::string records = journal_records(state, true);
+    if (journal_bytes_ + records.size() > base_bytes_ / 4) {
+      last_full_ = true;  // the journal would outgrow its use: start afresh
+    } else if (!records.empty()) {
+      Status appended = append_file_synced((base / kSwitchJournal).string(), records);
+      if (!appended.ok()) {
+        generation_ = 0;  // what the journal holds is unknown now: the next save is a full one
+        return appended;
+      }
+      journal_bytes_ += records.size();
+    }
+  }
+  if (last_full_) IBSM_RETURN_IF_ERROR(save_full(dir, state));
 
   std::string ports = "# ibsm: PortInfo fields asked of each port and what it then held (guid port asked held)\n";
   for (const auto& [guid, by_port] : state.ports)
-    for (const auto& [port, m] : by_port)
-      ports += fmt::format("0x{:016x} {} {} {}\n", guid.value, port, format_fields(m.asked), format_fields(m.held));
+    for (const auto& [port, m] : by_port) {
+      fmt::format_to(std::back_inserter(ports), "0x{:016x} {} ", guid.value, port);
+      append_fields(ports, m.asked);
+      ports += ' ';
+      append_fields(ports, m.held);
+      ports += '\n';
+    }
   return write_atomically(base / kPortSettings, ports);
+}
+
+Status SmCacheSaver::save_full(const std::string& dir, const SweepState& state) {
+  generation_ = 0;  // until both files are written
+  std::filesystem::path base(dir);
+  // Any number but the last one's: a journal left from before (a crash
+  // between the two writes below) must not match the new tables.
+  uint64_t generation = std::random_device{}();
+  generation = (generation << 32 | std::random_device{}()) | 1;
+  const std::string mark = fmt::format("{}{}\n", kGenerationMark, generation);
+  // Streamed, a line at a time: the tables of 42k LIDs are some 300 MB of
+  // text, which built in one string first cost up to twice that at the peak.
+  size_t bytes = 0;
+  IBSM_RETURN_IF_ERROR(write_file_atomically((base / kSwitchTables).string(), [&](const PutText& put) {
+    const auto counted = [&](std::string_view text) {
+      bytes += text.size();
+      put(text);
+    };
+    counted("# ibsm: what each switch's linear forwarding table holds (guid lid top table)\n");
+    counted(mark);
+    std::string line;
+    for (const auto& [guid, m] : state.switches)
+      if (!m.lft.empty()) write_switch_line(counted, guid, m, line);
+  }));
+  IBSM_RETURN_IF_ERROR(write_atomically(base / kSwitchJournal,
+                                        "# ibsm: changes to the switch tables since they were written\n" + mark));
+  saved_.clear();
+  if (keep_hashes_) (void)journal_records(state, false);  // notes what was saved, block by block
+  generation_ = generation;
+  dir_ = dir;
+  base_bytes_ = bytes;
+  journal_bytes_ = 0;
+  return {};
+}
+
+std::string SmCacheSaver::journal_records(const SweepState& state, bool write) {
+  std::string out, line;
+  std::vector<uint64_t> hashes;
+  const auto hex = [&out](std::span<const uint8_t> bytes) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (uint8_t b : bytes) {
+      out += kHex[b >> 4];
+      out += kHex[b & 0xF];
+    }
+  };
+  for (auto it = saved_.begin(); it != saved_.end();) {
+    const auto now = state.switches.find(it->first);
+    if (now != state.switches.end() && !now->second.lft.empty()) {
+      ++it;
+      continue;
+    }
+    if (write) fmt::format_to(std::back_inserter(out), "D 0x{:016x}\n", it->first.value);
+    it = saved_.erase(it);
+  }
+  for (const auto& [guid, m] : state.switches) {
+    if (m.lft.empty()) continue;
+    const size_t blocks = (m.lft.size() + kBlock - 1) / kBlock;
+    hashes.resize(blocks);
+    for (size_t b = 0; b < blocks; ++b)
+      hashes[b] = block_hash(std::span(m.lft).subspan(b * kBlock, std::min(kBlock, m.lft.size() - b * kBlock)));
+    Saved& was = saved_[guid];
+    const bool whole = was.lid != m.lid || was.linear_fdb_top != m.linear_fdb_top || was.entries != m.lft.size();
+    if (write && whole) {
+      out += "T ";
+      write_switch_line([&out](std::string_view text) { out += text; }, guid, m, line);
+    }
+    for (size_t b = 0; write && !whole && b < blocks; ++b) {
+      if (hashes[b] == was.block_hash[b]) continue;
+      fmt::format_to(std::back_inserter(out), "B 0x{:016x} {} ", guid.value, b);
+      hex(std::span(m.lft).subspan(b * kBlock, std::min(kBlock, m.lft.size() - b * kBlock)));
+      out += '\n';
+    }
+    was.lid = m.lid;
+    was.linear_fdb_top = m.linear_fdb_top;
+    was.entries = m.lft.size();
+    was.block_hash.assign(hashes.begin(), hashes.end());
+  }
+  return out;
 }
 
 }  // namespace ibsm

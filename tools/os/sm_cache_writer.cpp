@@ -3,7 +3,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "tools/os/sm_cache.h"
 
 namespace ibsm {
 
@@ -49,7 +48,7 @@ void SmCacheWriter::run() {
     pending_.reset();
     saving_ = true;
     lock.unlock();
-    const Status saved = save_sm_cache(dir, state);
+    const Status saved = saver_.save(dir, state);
     lock.lock();
     saving_ = false;
     if (!saved.ok()) errors_.push_back(saved.message());

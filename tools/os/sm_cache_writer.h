@@ -3,6 +3,9 @@
 // after every sweep on the main loop, it held back the next trap's sweep
 // (a cable pulled a second after a sweep was rerouted a second late).
 //
+// After the first save the switch tables go out as journal records of the
+// blocks that changed (SmCacheSaver), a few kilobytes for a cable pulled.
+//
 // The main loop hands over a copy of the sweep state (a copy of the tables
 // costs tens of milliseconds where the save costs seconds); a save in
 // progress is followed only by the newest copy handed over since, so saves
@@ -21,6 +24,7 @@
 
 #include "mad/base/status.h"
 #include "sm/sweep/sweep_state.h"
+#include "tools/os/sm_cache.h"
 
 namespace ibsm {
 
@@ -49,6 +53,7 @@ class SmCacheWriter {
   bool saving_ = false;
   bool stopping_ = false;
   std::vector<std::string> errors_;
+  SmCacheSaver saver_;  // the writer thread's alone: the switch tables after the first save are journal records
   std::thread thread_;  // last: started once the members above exist
 };
 

@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
 #include "tests/tools/os/temp_dir.h"
+#include "tools/os/files.h"
 #include "tools/os/sm_cache.h"
 
 namespace ibsm {
@@ -74,6 +76,133 @@ TEST_CASE("a damaged switch table line is named and the others load", "[tools][s
   bool same = true;
   for (unsigned i = 0; i < 49152; ++i) same = same && b.lft[i] == i % 251;
   CHECK(same);
+}
+
+SwitchMemory table(uint16_t lid, size_t entries, uint8_t seed) {
+  SwitchMemory m;
+  m.lid = Lid{lid};
+  m.linear_fdb_top = static_cast<uint16_t>(entries - 1);
+  for (size_t i = 0; i < entries; ++i) m.lft.push_back(static_cast<uint8_t>((i * 7 + seed) % 37));
+  return m;
+}
+
+SweepState load(const std::string& dir, std::vector<std::string>& warnings) {
+  SweepState loaded;
+  REQUIRE(load_sm_cache(dir, loaded, warnings).ok());
+  return loaded;
+}
+
+std::string read_file(const std::string& path) {
+  auto text = read_text_file(path);
+  REQUIRE(text.ok());
+  return *text;
+}
+
+void check_same_tables(const SweepState& a, const SweepState& b) {
+  REQUIRE(a.switches.size() == b.switches.size());
+  for (const auto& [guid, m] : a.switches) {
+    const SwitchMemory& other = b.switches.at(guid);
+    CHECK(other.lid == m.lid);
+    CHECK(other.linear_fdb_top == m.linear_fdb_top);
+    CHECK(other.lft == m.lft);
+  }
+}
+
+// The daemon saves after every sweep. A sweep that changed a few entries
+// (a cable pulled) appends them as records instead of rewriting every table;
+// base and journal load back as the state saved last.
+TEST_CASE("later saves append the changed blocks to a journal that loads back", "[tools][sm_cache]") {
+  const test::TempDir scratch;
+  const std::string& dir = scratch.path;
+  SweepState state;
+  for (uint64_t g = 1; g <= 16; ++g) state.switches[Guid{0x100 + g}] = table(static_cast<uint16_t>(g), 4000, uint8_t(g));
+  SmCacheSaver saver;
+  REQUIRE(saver.save(dir, state).ok());
+  CHECK(saver.last_was_full());
+  const std::string base = read_file(dir + "/ibsm-switch-tables");
+
+  // Two entries in two blocks of one switch, one in another.
+  state.switches[Guid{0x102}].lft[5] = 30;
+  state.switches[Guid{0x102}].lft[3999] = 31;  // the last block, shorter than 64
+  state.switches[Guid{0x105}].lft[700] = 32;
+  REQUIRE(saver.save(dir, state).ok());
+  CHECK_FALSE(saver.last_was_full());
+  CHECK(read_file(dir + "/ibsm-switch-tables") == base);  // not rewritten
+  const std::string journal = read_file(dir + "/ibsm-switch-tables.journal");
+  CHECK(std::count(journal.begin(), journal.end(), 'B') == 3);
+  std::vector<std::string> warnings;
+  check_same_tables(state, load(dir, warnings));
+  CHECK(warnings.empty());
+
+  // A switch gone, one new, one with a new LID (a whole table again).
+  state.switches.erase(Guid{0x103});
+  state.switches[Guid{0x200}] = table(40, 4000, 9);
+  state.switches[Guid{0x104}].lid = Lid{44};
+  REQUIRE(saver.save(dir, state).ok());
+  CHECK_FALSE(saver.last_was_full());
+  // An unchanged state appends nothing.
+  const size_t bytes = saver.journal_bytes();
+  REQUIRE(saver.save(dir, state).ok());
+  CHECK(saver.journal_bytes() == bytes);
+  warnings.clear();
+  check_same_tables(state, load(dir, warnings));
+  CHECK(warnings.empty());
+}
+
+TEST_CASE("a journal past a quarter of the tables starts them afresh", "[tools][sm_cache]") {
+  const test::TempDir scratch;
+  const std::string& dir = scratch.path;
+  SweepState state;
+  for (uint64_t g = 1; g <= 4; ++g) state.switches[Guid{0x100 + g}] = table(static_cast<uint16_t>(g), 2000, uint8_t(g));
+  SmCacheSaver saver;
+  REQUIRE(saver.save(dir, state).ok());
+  bool compacted = false;
+  for (int round = 0; round < 40 && !compacted; ++round) {
+    for (auto& [guid, m] : state.switches) m.lft[static_cast<size_t>(round) * 40] ^= 1;
+    REQUIRE(saver.save(dir, state).ok());
+    compacted = saver.last_was_full();
+  }
+  CHECK(compacted);
+  CHECK(saver.journal_bytes() == 0);
+  std::vector<std::string> warnings;
+  check_same_tables(state, load(dir, warnings));
+  CHECK(warnings.empty());
+}
+
+// A crash can tear the last record, or fall between a full save's two writes.
+// Neither may make the cache claim a table the switch does not hold.
+TEST_CASE("a torn journal drops the tables; a journal of older tables is ignored", "[tools][sm_cache]") {
+  const test::TempDir scratch;
+  const std::string& dir = scratch.path;
+  SweepState state;
+  state.switches[Guid{0x101}] = table(1, 300, 1);
+  state.switches[Guid{0x102}] = table(2, 300, 2);
+  SmCacheSaver saver;
+  REQUIRE(saver.save(dir, state).ok());
+  state.switches[Guid{0x101}].lft[10] = 35;
+  REQUIRE(saver.save(dir, state).ok());
+  const std::string journal = read_file(dir + "/ibsm-switch-tables.journal");
+
+  SECTION("torn") {
+    std::ofstream(dir + "/ibsm-switch-tables.journal", std::ios::app) << "B 0x0000000000000102 1 0a0";
+    std::vector<std::string> warnings;
+    const SweepState loaded = load(dir, warnings);
+    CHECK(loaded.switches.empty());
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0] == dir + "/ibsm-switch-tables.journal:4: malformed journal record; every switch table is "
+                              "dropped (the switches are read back)");
+  }
+  SECTION("older") {
+    // A full save by another saver (a restart): new tables, new generation.
+    // The old journal put back beside them must not be applied.
+    SweepState fresh;
+    fresh.switches[Guid{0x101}] = table(1, 300, 1);  // without the change the old journal holds
+    REQUIRE(save_sm_cache(dir, fresh).ok());
+    std::ofstream(dir + "/ibsm-switch-tables.journal") << journal;
+    std::vector<std::string> warnings;
+    check_same_tables(fresh, load(dir, warnings));
+    CHECK(warnings.empty());
+  }
 }
 
 }  // namespace
