@@ -12,16 +12,19 @@
 #    only), the events in turn; MADs from its log (each sweep's count), and
 #    umad_count's window around all four events as a cross-check.
 #  - OpenSM (--opensm; the 1k fabric only unless --opensm-k34): a fresh ibsim
-#    and `opensm` per event, umad_count's window around the event.
-# Usage: bench/reroute.sh [--k34] [--opensm] [--opensm-k34]   (IBSM: default build-rel/bin/ibsm; KEEP=1 keeps the logs)
+#    and `opensm` per event, umad_count's window around the event. On the
+#    k=34 fabric a cold OpenSM takes over 10 minutes, so there one daemon
+#    takes the four events in turn, as ibsm's does.
+# Usage: bench/reroute.sh [--k34] [--opensm] [--opensm-k34] [--no-ibsm]
+#   (IBSM: default build-rel/bin/ibsm; KEEP=1 keeps the logs)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ibsm=${IBSM:-$top/build-rel/bin/ibsm}
 umad2sim=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
-k34=0; osm=0; osm_k34=0
+k34=0; osm=0; osm_k34=0; with_ibsm=1
 for a in "$@"; do
   case $a in
-    --k34) k34=1 ;; --opensm) osm=1 ;; --opensm-k34) osm=1; osm_k34=1 ;;
+    --k34) k34=1 ;; --opensm) osm=1 ;; --opensm-k34) osm=1; osm_k34=1; k34=1 ;; --no-ibsm) with_ibsm=0 ;;
     *) echo "unknown option $a" >&2; exit 2 ;;
   esac
 done
@@ -78,6 +81,51 @@ mads_after() {
 kinds_after() { tail -n +"$(( $2 + 1 ))" "$1" | grep -c "(incremental sweep)" || true; }
 heavies_after() { tail -n +"$(( $2 + 1 ))" "$1" | grep "SUBNET UP" | grep -vc "(incremental sweep)" || true; }
 
+# OpenSM on a fabric where a cold start takes minutes: one ibsim and one
+# daemon, the four events in turn (settled between), umad_count's marks
+# around each event.
+osm_events_in_turn() {
+  local name=$1 k=$2 d e n t m
+  start_ibsim "$name-osm" "$work/$name.net" "${sim_args[@]}"
+  d=$work/osm-$name; rm -rf "$d"; mkdir -p "$d"
+  rm -f "$work/mark.start" "$work/mark.end"
+  (cd "$d" && OSM_CACHE_DIR=$d OSM_TMP_DIR=$d UMAD_COUNT_FILE=$d/count UMAD_MARK_START=$work/mark.start \
+    UMAD_MARK_END=$work/mark.end UMAD_MARK_REARM=1 UMAD_MARK_FILE=$d/window LD_PRELOAD="$work/umad_count.so $umad2sim" \
+    exec opensm -s 0 -d2 -f "$d/opensm.log" > "$d/out" 2>&1) &
+  daemon=$!
+  local t_start cold_s times=()
+  t_start=$(now_sod)
+  settle "$d/opensm.log" 0
+  cold_s=$(awk -v a="$(last_up "$d/opensm.log" opensm)" -v b="$t_start" 'BEGIN {printf "%.1f", a - b}')
+  for e in "${events[@]}"; do
+    n=$(ups "$d/opensm.log")
+    rm -f "$work/mark.end"
+    touch "$work/mark.start"  # a new mtime: umad_count closes the last window, opens this one
+    t0=$(now_sod)
+    event_cmds "$e" "$k" > "$work/console"
+    settle "$d/opensm.log" "$n"
+    touch "$work/mark.end"
+    times+=("$(awk -v a="$(last_up "$d/opensm.log" opensm)" -v b="$t0" 'BEGIN {printf "%.3f", a - b}') $(( $(ups "$d/opensm.log") - n ))")
+    sleep 1.1  # mtimes a second apart at least
+  done
+  local peak
+  peak=$(awk '/VmHWM/ {printf "%d MiB", $2 / 1024}' "/proc/$daemon/status")
+  stop "$daemon"
+  stop "$sim"
+  # The window file: one line per event, in turn, written as the next opened and at exit.
+  local i=0 up_mads
+  up_mads=$(awk '{print $3}' "$d/count" 2>/dev/null | head -1 || true)
+  printf '%-7s %-5s %-8s %9s %9s %6s %7s %s\n' "$name" osm cold "$cold_s" "-" 100 1 "bring-up ($up_mads mads in the whole run)"
+  for e in "${events[@]}"; do
+    read -r t sweeps <<< "${times[$i]}"
+    m=$(sed -n "$((i + 1))p" "$d/window" | awk '{print $3}')
+    printf '%-7s %-5s %-8s %9s %9s %6s %7s %s\n' "$name" osm "$e" "$t" "${m:--}" "-" "$sweeps" "heavy sweeps"
+    i=$((i + 1))
+  done
+  echo "  opensm peak RSS: $peak"
+}
+mads() { awk -v c="$2" '$2==c {n+=$3} END {print n+0}' "$1"; }
+
 printf '%-7s %-5s %-8s %9s %9s %6s %7s %s\n' fabric sm event time_s mads "%cold" sweeps note
 for f in "${fabrics[@]}"; do
   IFS='|' read -r name args k <<< "$f"
@@ -88,6 +136,7 @@ for f in "${fabrics[@]}"; do
   [[ $k -ge 30 ]] && sim_args=(-N 51000 -S 4000 -P 320000 -L 49152)
 
   # ibsm: one daemon, the four events in turn.
+  if [[ $with_ibsm == 1 ]]; then
   start_ibsim "$name" "$work/$name.net" "${sim_args[@]}"
   log=$work/$name.ibsm.log
   rm -f "$work/mark.start" "$work/mark.end"
@@ -115,9 +164,11 @@ for f in "${fabrics[@]}"; do
   stop "$daemon"
   stop "$sim"
   echo "  umad_count, the four events: $(awk '{print $3}' "$work/$name.ibsm.window") mads sent by ibsm"
+  fi
 
   # OpenSM: a fresh simulator and daemon per event.
   [[ $osm == 1 && ( $k -lt 30 || $osm_k34 == 1 ) ]] || continue
+  if [[ $k -ge 30 || -n ${OSM_IN_TURN:-} ]]; then osm_events_in_turn "$name" "$k"; continue; fi
   for e in "${events[@]}"; do
     start_ibsim "$name-osm" "$work/$name.net" "${sim_args[@]}"
     d=$work/osm-$e; rm -rf "$d"; mkdir -p "$d"

@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,10 +75,31 @@ static struct kind *count_kind(struct kind *table, int *n, uint32_t key) {
   return &table[i];
 }
 
-/* Called with the lock held. */
+static double mtime_of(const char *path);
+static void report_window(const char *name);
+static const char *process_name(void);
+static double window_from = -1; /* the start file's mtime when the window opened */
+static int window_reported;
+
+/* Called with the lock held. With UMAD_MARK_REARM set, a start file touched
+ * again (a new mtime) closes the window, reports it at once, and opens a new
+ * one: a long-running process counts several events, a line each
+ * (bench/reroute.sh, OpenSM on the k=34 fabric). */
 static void count_in_window(const uint8_t *mad, int length, uint32_t key) {
-  if (mark_ended || !getenv("UMAD_MARK_START")) return;
-  if (!mark_started) mark_started = exists(getenv("UMAD_MARK_START"));
+  const char *start = getenv("UMAD_MARK_START");
+  if (!start) return;
+  if (getenv("UMAD_MARK_REARM") && mark_started) {
+    double m = mtime_of(start);
+    if (m >= 0 && m != window_from) {
+      report_window(process_name());
+      mark_started = mark_ended = 0;
+      in_window = window_responses = 0;
+      nwindow_kinds = 0;
+      window_reported = 0;
+    }
+  }
+  if (mark_ended) return;
+  if (!mark_started && (mark_started = exists(start))) window_from = mtime_of(start);
   if (mark_started) mark_ended = exists(getenv("UMAD_MARK_END"));
   if (!mark_started || mark_ended || length < 4) return;
   ++in_window;
@@ -133,7 +155,8 @@ static double mtime_of(const char *path) {
 
 static void report_window(const char *name) {
   const char *start = getenv("UMAD_MARK_START");
-  if (!start) return;
+  if (!start || window_reported) return;
+  window_reported = 1;
   double from = mtime_of(start), to = mtime_of(getenv("UMAD_MARK_END"));
   if (to < 0) to = realtime();
   const char *path = getenv("UMAD_MARK_FILE");
@@ -153,14 +176,18 @@ static void report_window(const char *name) {
   fclose(out);
 }
 
+static const char *process_name(void) {
+  static char name[256] = "";
+  if (name[0]) return name;
+  FILE *cmd = fopen("/proc/self/comm", "r");
+  if (!cmd || fscanf(cmd, "%255s", name) != 1) strcpy(name, "?");
+  if (cmd) fclose(cmd);
+  return name;
+}
+
 static void report(void) __attribute__((destructor));
 static void report(void) {
-  char name[256] = "?";
-  FILE *cmd = fopen("/proc/self/comm", "r");
-  if (cmd) {
-    if (fscanf(cmd, "%255s", name) != 1) name[0] = '?';
-    fclose(cmd);
-  }
+  const char *name = process_name();
   report_window(name);
   const char *path = getenv("UMAD_COUNT_FILE");
   FILE *out = path ? fopen(path, "a") : stderr;
