@@ -60,10 +60,17 @@ bool ports_share_this_pkey(const SaSnapshot& s, const EndPort& a, const EndPort&
 }
 
 std::optional<uint16_t> shared_pkey(const SaSnapshot& s, const EndPort& a, const EndPort& b) {
+  return shared_pkey_in(s, a, b, 1, pkey_partition_mask);
+}
+
+std::optional<uint16_t> shared_pkey_in(const SaSnapshot& s, const EndPort& a, const EndPort& b, uint16_t lo,
+                                       uint16_t hi) {
   std::optional<uint16_t> best;
   for (uint16_t x : pkeys_of(s, a)) {
     const uint16_t partition = x & pkey_partition_mask;
-    if (partition == 0 || (best && partition >= (*best & pkey_partition_mask))) continue;
+    if (partition == 0 || partition < lo || partition > hi ||
+        (best && partition >= (*best & pkey_partition_mask)))
+      continue;
     for (uint16_t y : pkeys_of(s, b))
       if ((y & pkey_partition_mask) == partition && ((x | y) & pkey_full_member_bit) != 0) {
         best = x;

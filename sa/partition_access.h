@@ -61,4 +61,9 @@ bool ports_share_this_pkey(const SaSnapshot& s, const EndPort& a, const EndPort&
 // bit). nullopt: they share none, and no path is given.
 std::optional<uint16_t> shared_pkey(const SaSnapshot& s, const EndPort& a, const EndPort& b);
 
+// The same choice among partition numbers `lo`..`hi` only (a QoS level's
+// P_Keys, sa/qos_paths.h).
+std::optional<uint16_t> shared_pkey_in(const SaSnapshot& s, const EndPort& a, const EndPort& b, uint16_t lo,
+                                       uint16_t hi);
+
 }  // namespace ibsm::sa

@@ -305,33 +305,27 @@ bool lid_pair_path(const SaSnapshot& s, const PathRequest& q, const EndPort& src
          wire::masked_fields_equal(out, q.bytes, q.compared, std::span<const Component>(wire::path_record_components));
 }
 
+// The LIDs of a port a path may use, in order: the one the request names,
+// else the port's 2^LMC LIDs; a QoS level with path bits keeps only those.
+struct UsableLids {
+  std::array<uint16_t, 128> lid{};  // LMC is 3 bits
+  uint32_t count = 0;
+};
+UsableLids usable_lids(const EndPort& port, bool fixed, Lid asked, const QosLevel* level) {
+  UsableLids out;
+  const uint32_t lo = fixed ? asked.value : port.base_lid.value;
+  const uint32_t hi = fixed ? lo : lo + (1u << std::min<uint8_t>(port.lmc, 7)) - 1;
+  for (uint32_t l = lo; l <= hi; ++l) {
+    const Lid lid{static_cast<uint16_t>(l)};
+    if (level == nullptr || qos_level_allows_lid(*level, port, lid)) out.lid[out.count++] = lid.value;
+  }
+  return out;
+}
+
 // Every path between two ports, in OpenSM's order (the header comment).
 void port_pair_paths(const SaSnapshot& s, const PathRequest& q, const EndPort& src, const EndPort& dst,
                      Answers& answers) {
   if (src.base_lid.value == 0 || dst.base_lid.value == 0) return;
-  // Partitions (IBA 10.9.2, 15.4): the pair shares the asked P_Key, or else
-  // the path carries one they share; raw packets carry none.
-  const bool raw = (q.mask & kRawTraffic) && q.t.raw_traffic;
-  uint16_t p_key = 0;
-  if (!raw) {
-    if (q.mask & kPKey) {
-      if (!ports_share_this_pkey(s, src, dst, q.t.p_key)) return;
-      p_key = q.t.p_key;
-    } else {
-      const auto shared = shared_pkey(s, src, dst);
-      if (!shared) return;
-      p_key = *shared;
-    }
-  }
-  if (q.requester != nullptr && q.requester != &src &&
-      !(ports_share_pkey(s, *q.requester, src) && ports_share_pkey(s, *q.requester, dst)))
-    return;
-  const uint32_t s_lo = q.slid_fixed ? q.t.slid.value : src.base_lid.value;
-  const uint32_t s_hi = q.slid_fixed ? s_lo : s_lo + (1u << src.lmc) - 1;
-  const uint32_t d_lo = q.dlid_fixed ? q.t.dlid.value : dst.base_lid.value;
-  const uint32_t d_hi = q.dlid_fixed ? d_lo : d_lo + (1u << dst.lmc) - 1;
-  const uint32_t limit = std::min(q.per_pair, answers.room());
-  uint32_t found = 0;
   // The policy's level for the pair, as the request carries what a rule matches.
   const QosLevel* level = nullptr;
   if (s.qos_policy) {
@@ -341,10 +335,32 @@ void port_pair_paths(const SaSnapshot& s, const PathRequest& q, const EndPort& s
     if (q.mask & kQosClass) qr.qos_class = static_cast<uint8_t>(q.t.qos_class);
     level = path_qos_level(s, src, dst, qr);
   }
-  auto try_pair = [&](uint32_t sl, uint32_t dl, uint8_t preference) {
+  // Partitions (IBA 10.9.2, 15.4): the pair shares the asked P_Key, or else
+  // the path carries one they share; raw packets carry none. A level's
+  // P_Keys narrow both (sa/qos_paths.h).
+  const bool raw = (q.mask & kRawTraffic) && q.t.raw_traffic;
+  uint16_t p_key = 0;
+  if (!raw) {
+    if (q.mask & kPKey) {
+      if (!ports_share_this_pkey(s, src, dst, q.t.p_key)) return;
+      if (level != nullptr && !qos_level_allows_pkey(*level, q.t.p_key)) return;
+      p_key = q.t.p_key;
+    } else {
+      const auto shared = level != nullptr ? qos_level_pkey(s, *level, src, dst) : shared_pkey(s, src, dst);
+      if (!shared) return;
+      p_key = *shared;
+    }
+  }
+  if (q.requester != nullptr && q.requester != &src &&
+      !(ports_share_pkey(s, *q.requester, src) && ports_share_pkey(s, *q.requester, dst)))
+    return;
+  const UsableLids from = usable_lids(src, q.slid_fixed, q.t.slid, level);
+  const UsableLids to = usable_lids(dst, q.dlid_fixed, q.t.dlid, level);
+  const uint32_t limit = std::min(q.per_pair, answers.room());
+  uint32_t found = 0;
+  auto try_pair = [&](uint16_t sl, uint16_t dl, uint8_t preference) {
     std::span<uint8_t> rec = answers.next();
-    if (lid_pair_path(s, q, src, dst, Lid{static_cast<uint16_t>(sl)}, Lid{static_cast<uint16_t>(dl)}, preference,
-                      p_key, level, rec)) {
+    if (lid_pair_path(s, q, src, dst, Lid{sl}, Lid{dl}, preference, p_key, level, rec)) {
       answers.keep();
       ++found;
     } else {
@@ -352,12 +368,12 @@ void port_pair_paths(const SaSnapshot& s, const PathRequest& q, const EndPort& s
     }
   };
   // Preference 0: both LIDs step together, each path on its own LID pair.
-  for (uint32_t sl = s_lo, dl = d_lo; sl <= s_hi && dl <= d_hi && found < limit && !answers.full(); ++sl, ++dl)
-    try_pair(sl, dl, 0);
+  for (uint32_t i = 0; i < from.count && i < to.count && found < limit && !answers.full(); ++i)
+    try_pair(from.lid[i], to.lid[i], 0);
   // Preference 2: the remaining combinations, source major.
-  for (uint32_t sl = s_lo; sl <= s_hi && found < limit && !answers.full(); ++sl)
-    for (uint32_t dl = d_lo; dl <= d_hi && found < limit && !answers.full(); ++dl)
-      if (sl - s_lo != dl - d_lo) try_pair(sl, dl, 2);
+  for (uint32_t i = 0; i < from.count && found < limit && !answers.full(); ++i)
+    for (uint32_t j = 0; j < to.count && found < limit && !answers.full(); ++j)
+      if (i != j) try_pair(from.lid[i], to.lid[j], 2);
 }
 
 // Validates what every path query shares; 0 when fine, else the status.

@@ -11,10 +11,11 @@
 //    more than 2^20 port pairs is ERR_NO_RESOURCES. A GID must carry
 //    the subnet prefix or the link-local one and name a known port GUID; a
 //    LID must be owned by a port. SLID/DLID narrow the port's 2^LMC LIDs to
-//    that one LID.
+//    that one LID; the QoS level's path bits narrow them too (qos_paths.h).
 //  - Per port pair the (SLID, DLID) combinations come in OpenSM's order:
-//    first the "redundant" pairs (base+i, base+i), Preference 0, then the
-//    others, source major, Preference 2. NumbPath (in the mask) caps how many
+//    first the "redundant" pairs (the i-th usable LID of each port: base+i,
+//    base+i without path bits), Preference 0, then the others, source
+//    major, Preference 2. NumbPath (in the mask) caps how many
 //    of them a pair gives; without it GetTable gives every one and Get one
 //    (the IBA 1.2 erratum OpenSM follows: a Get means NumbPath 1).
 //  - A path is the route from the source port to the DLID through the LFTs
@@ -42,11 +43,11 @@
 //    at least one full member, and is answered as asked; without it the path
 //    carries the lowest partition the pair shares with a full member, as the
 //    source holds it (partition_access.h: shared_pkey), and a pair sharing
-//    none has no path. A requester (by its LID) is told only of paths between
-//    ports it shares a partition with. RawTraffic=1 answers P_Key 0 (raw
-//    packets carry none) whatever the partitions. ServiceID, FlowLabel,
-//    HopLimit, TClass
-//    and QoSClass are the requester's choice: answered as asked when in the
+//    none has no path. The QoS level's P_Keys narrow both (qos_paths.h). A
+//    requester (by its LID) is told only of paths between ports it shares a
+//    partition with. RawTraffic=1 answers P_Key 0 (raw packets carry none)
+//    whatever the partitions. ServiceID, FlowLabel, HopLimit, TClass and
+//    QoSClass are the requester's choice: answered as asked when in the
 //    mask, else 0 (HopLimit 0: a path inside the subnet needs no GRH; Linux
 //    adds one when HopLimit > 0). The remaining masked components (SL,
 //    Preference, reserved) must equal the computed record

@@ -213,8 +213,15 @@ class Parser {
     };
     if (key == "name") {
       l.name = std::string(unquote(value));
-    } else if (key == "use" || key == "path-bits" || key == "pkey") {
-      // path-bits and pkey: parsed by OpenSM; ibsm does not apply them.
+    } else if (key == "use") {
+      // a description, for the log only
+    } else if (key == "pkey" || key == "path-bits") {
+      // OpenSM reads path bits as 32-bit numbers; those beyond a port's
+      // LMC never match.
+      auto r = parse_ranges(value, key == "pkey" ? 0xFFFF : UINT32_MAX);
+      if (!r.ok()) return error_status(fmt::format("{}: {}", key, r.status().message()));
+      auto& into = key == "pkey" ? l.level.pkeys : l.level.path_bits;
+      into.insert(into.end(), r->begin(), r->end());
     } else if (key == "sl") {
       return code(15, l.sl);
     } else if (key == "mtu-limit") {

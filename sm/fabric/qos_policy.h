@@ -1,6 +1,7 @@
 // OpenSM's QoS policy file (qos-policy.conf, `qos_policy_file`), parsed from
 // text (the edge reads the file): which QoS level — an SL and optionally MTU,
-// rate and packet lifetime limits — a PathRecord between two ports gets.
+// rate and packet lifetime limits, P_Keys and path bits — a PathRecord
+// between two ports gets (sa/qos_paths.h applies it).
 // Sections, each optional, as OpenSM reads them:
 //  - port-groups: named sets of ports by port-guid (values, ranges), by
 //    port-name ("node description/P<port>", or the node description for
@@ -11,7 +12,7 @@
 //    across-from, across-to, from, to, sl2vl-table). OpenSM parses and
 //    ignores it; ibsm applies it over the qos_* keys (sm/sweep/vl_programming.h).
 //  - qos-levels: name, use, sl (required), mtu-limit, rate-limit,
-//    packet-life (IBA codes), path-bits and pkey (parsed, not applied).
+//    packet-life (IBA codes), pkey and path-bits (values, ranges).
 //  - qos-match-rules: use, qos-class, source, destination (port group
 //    names), service-id, pkey (values, ranges), qos-level-name.
 //  - qos-ulps: "ULP[, KEY VALUE] : SL" lines. default (for what nothing else
@@ -62,6 +63,12 @@ struct QosLevel {
   std::optional<uint8_t> mtu_limit;    // MTU code (IBA 15.2.5.16)
   std::optional<uint8_t> rate_limit;   // rate code
   std::optional<uint8_t> packet_life;  // PacketLifeTime code
+  // The partitions a path of this level may carry (P_Keys compare without
+  // the membership bit), in file order; empty: any.
+  std::vector<QosRange> pkeys;
+  // Which of a port's 2^LMC LIDs (by offset from its base LID) a path of
+  // this level may use; empty: any.
+  std::vector<QosRange> path_bits;
 };
 
 struct QosMatchRule {

@@ -5,8 +5,9 @@
 #    input port, qos_swe_sl2vl; masked to OperationalVLs (VL0-7 here);
 #  - smpquery vlarb: the low and high tables of qos_vlarb_low/high on a
 #    switch port and a CA port; smpquery portinfo: OperVLs;
-#  - saquery -p: the policy's SL for a path from the port group's host,
-#    the default ULP line's SL for another;
+#  - saquery -p: the policy's SL and P_Key (its level's pkey, not the lowest
+#    partition the pair shares) for a path from the port group's host, the
+#    default ULP line's SL and the lowest shared P_Key for another;
 #  - a bad policy file: `ibsm run` exits 2 naming file:line;
 #  - with qos FALSE a fresh fabric keeps ibsim's own tables.
 source "$(dirname "$0")/lib.sh"
@@ -15,9 +16,17 @@ e2e_setup "$1"
 fabric_start --topo leaf-spine --leaves 2 --spines 1 --hosts 2
 guid_1=$(port_guid host-1)
 [[ -n $guid_1 ]] || fail "no port guid for host-1"
+guid_2=$(port_guid host-2)
+[[ -n $guid_2 ]] || fail "no port guid for host-2"
+
+# host-1 and host-2 share two partitions: without a level, paths carry Red's key.
+cat > partitions.conf <<EOF2
+Red=0x0010 : $guid_1=full, $guid_2=full ;
+Blue=0x0020 : $guid_1=full, $guid_2=full ;
+EOF2
 
 cat > qos-policy.conf <<EOF2
-# host-1's paths get SL 5; everything else the default line's SL 2.
+# host-1's paths get SL 5 and Blue's key; everything else the default line's SL 2.
 port-groups
   port-group
     name: Fast
@@ -28,6 +37,7 @@ qos-levels
   qos-level
     name: FastLevel
     sl: 5
+    pkey: 0x0020
   end-qos-level
 end-qos-levels
 qos-match-rules
@@ -65,7 +75,7 @@ conf=$(sm_conf qos qos TRUE \
   qos_vlarb_low 0:8,1:16,2:32 \
   qos_vlarb_high 3:1 \
   qos_ca_high_limit 7)
-sm_daemon_start host-0 -F "$conf"
+sm_daemon_start host-0 -P partitions.conf -F "$conf"
 
 # --- SL2VL on a CA port: qos_sl2vl (the CA class has none of its own).
 SIM_HOST=host-1 sim_client timeout 10 smpquery -D sl2vl 0 > ca-sl2vl.out || fail "smpquery sl2vl at host-1"
@@ -127,15 +137,17 @@ SIM_HOST=host-1 sim_client timeout 10 smpquery -D portinfo 0 > ca-pi.out || fail
 grep -q '^OperVLs:\.*VL0-7$' ca-pi.out || fail "host-1's OperVLs: $(grep VL ca-pi.out)"
 echo "VLArb tables programmed"
 
-# --- PathRecords: the policy's SL.
+# --- PathRecords: the policy's SL and P_Key.
 l1=$(port_lid host-1)
 l2=$(port_lid host-2)
 sl_of() { awk -F. '/^[[:space:]]*sl\.\./ {print $NF; exit}' "$1"; }
 SIM_HOST=host-2 sim_client timeout 20 saquery -p --src-to-dst "$l1:$l2" > pr12.out 2>&1 || fail "saquery host-1 -> host-2: $(cat pr12.out)"
 [[ $(sl_of pr12.out) == 0x5 || $(sl_of pr12.out) == 5 ]] || fail "host-1 -> host-2 has SL '$(sl_of pr12.out)', expected 5: $(cat pr12.out)"
+grep -qE "pkey\.+0x8020" pr12.out || fail "host-1 -> host-2 has no P_Key 0x8020 (the level's): $(cat pr12.out)"
 SIM_HOST=host-2 sim_client timeout 20 saquery -p --src-to-dst "$l2:$l1" > pr21.out 2>&1 || fail "saquery host-2 -> host-1: $(cat pr21.out)"
 [[ $(sl_of pr21.out) == 0x2 || $(sl_of pr21.out) == 2 ]] || fail "host-2 -> host-1 has SL '$(sl_of pr21.out)', expected 2: $(cat pr21.out)"
-echo "saquery -p: the policy's SLs"
+grep -qE "pkey\.+0x8010" pr21.out || fail "host-2 -> host-1 has no P_Key 0x8010 (the lowest shared): $(cat pr21.out)"
+echo "saquery -p: the policy's SLs and P_Keys"
 
 # --- A resweep of the unchanged fabric sets no SL2VL or VLArb table.
 kill -HUP "$DAEMON_PID"

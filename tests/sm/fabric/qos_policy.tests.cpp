@@ -66,6 +66,8 @@ qos-levels
     mtu-limit: 4
     rate-limit: 3
     packet-life: 10
+    pkey: 0x8001, 0x10-0x1f
+    path-bits: 0,2-3
   end-qos-level
   qos-level
     name: Bulk
@@ -112,6 +114,13 @@ TEST_CASE("every section of a full policy file is read", "[fabric][qos][policy]"
   CHECK(p.levels[1].mtu_limit == 4);
   CHECK(p.levels[1].rate_limit == 3);
   CHECK(p.levels[1].packet_life == 10);
+  REQUIRE(p.levels[1].pkeys.size() == 2);  // as written; sa/qos_paths drops the membership bit
+  CHECK((p.levels[1].pkeys[0].lo == 0x8001 && p.levels[1].pkeys[0].hi == 0x8001));
+  CHECK((p.levels[1].pkeys[1].lo == 0x10 && p.levels[1].pkeys[1].hi == 0x1f));
+  REQUIRE(p.levels[1].path_bits.size() == 2);
+  CHECK((p.levels[1].path_bits[1].lo == 2 && p.levels[1].path_bits[1].hi == 3));
+  CHECK(p.levels[2].pkeys.empty());
+  CHECK(p.levels[2].path_bits.empty());
   CHECK(p.rules.size() == 2 + 5);  // the match rules, then the ULP lines but default
   REQUIRE(p.sl2vl_scopes.size() == 1);
   CHECK(p.sl2vl_scopes[0].groups == std::vector<size_t>{0});
@@ -209,6 +218,8 @@ TEST_CASE("a bad policy names the file, the line and the problem", "[fabric][qos
       {"qos-levels\nqos-level\nname: A\nsl: 16\nend-qos-level\nend-qos-levels\n", "qos-policy.conf:4: sl: '16' is not 0-15"},
       {"qos-levels\nqos-level\nname: A\nend-qos-level\nend-qos-levels\n", "qos-policy.conf:4: a qos-level needs a name and an sl"},
       {"qos-levels\nqos-level\nname: A\nsl: 1\ncolour: red\n", "qos-policy.conf:5: unknown qos-level field 'colour'"},
+      {"qos-levels\nqos-level\nname: A\nsl: 1\npkey: 0x10000\n", "qos-policy.conf:5: pkey: '0x10000' is not a value"},
+      {"qos-levels\nqos-level\nname: A\nsl: 1\npath-bits: 3-1\n", "qos-policy.conf:5: path-bits: '3-1' is not a value"},
       {"qos-match-rules\nqos-match-rule\nqos-level-name: Nope\nend-qos-match-rule\nend-qos-match-rules\n",
        "qos-policy.conf:2: no qos-level named 'Nope'"},
       {"qos-levels\nqos-level\nname: A\nsl: 1\nend-qos-level\nend-qos-levels\nqos-match-rules\nqos-match-rule\n"
