@@ -17,6 +17,36 @@
 namespace ibsm {
 namespace {
 
+SwitchMemory table(uint16_t lid, size_t entries, uint8_t seed) {
+  SwitchMemory m;
+  m.lid = Lid{lid};
+  m.linear_fdb_top = static_cast<uint16_t>(entries - 1);
+  for (size_t i = 0; i < entries; ++i) m.lft.push_back(static_cast<uint8_t>((i * 7 + seed) % 37));
+  return m;
+}
+
+SweepState load(const std::string& dir, std::vector<std::string>& warnings) {
+  SweepState loaded;
+  REQUIRE(load_sm_cache(dir, loaded, warnings).ok());
+  return loaded;
+}
+
+std::string read_file(const std::string& path) {
+  auto text = read_text_file(path);
+  REQUIRE(text.ok());
+  return *text;
+}
+
+void check_same_tables(const SweepState& a, const SweepState& b) {
+  REQUIRE(a.switches.size() == b.switches.size());
+  for (const auto& [guid, m] : a.switches) {
+    const SwitchMemory& other = b.switches.at(guid);
+    CHECK(other.lid == m.lid);
+    CHECK(other.linear_fdb_top == m.linear_fdb_top);
+    CHECK(other.lft == m.lft);
+  }
+}
+
 TEST_CASE("the switch tables in the cache load back as they were saved", "[tools][sm_cache]") {
   SweepState saved;
   SwitchMemory a;
@@ -38,14 +68,8 @@ TEST_CASE("the switch tables in the cache load back as they were saved", "[tools
   std::vector<std::string> warnings;
   REQUIRE(load_sm_cache(dir, loaded, warnings).ok());
   CHECK(warnings.empty());
-  REQUIRE(loaded.switches.size() == 2);
-  for (const auto& [guid, m] : saved.switches) {
-    if (m.lft.empty()) continue;
-    const SwitchMemory& back = loaded.switches.at(guid);
-    CHECK(back.lid == m.lid);
-    CHECK(back.linear_fdb_top == m.linear_fdb_top);
-    CHECK(back.lft == m.lft);
-  }
+  saved.switches.erase(Guid{0x0002c90300000003});
+  check_same_tables(saved, loaded);
 }
 
 // A damaged line costs that switch only: the operator is told where, and the
@@ -76,36 +100,6 @@ TEST_CASE("a damaged switch table line is named and the others load", "[tools][s
   bool same = true;
   for (unsigned i = 0; i < 49152; ++i) same = same && b.lft[i] == i % 251;
   CHECK(same);
-}
-
-SwitchMemory table(uint16_t lid, size_t entries, uint8_t seed) {
-  SwitchMemory m;
-  m.lid = Lid{lid};
-  m.linear_fdb_top = static_cast<uint16_t>(entries - 1);
-  for (size_t i = 0; i < entries; ++i) m.lft.push_back(static_cast<uint8_t>((i * 7 + seed) % 37));
-  return m;
-}
-
-SweepState load(const std::string& dir, std::vector<std::string>& warnings) {
-  SweepState loaded;
-  REQUIRE(load_sm_cache(dir, loaded, warnings).ok());
-  return loaded;
-}
-
-std::string read_file(const std::string& path) {
-  auto text = read_text_file(path);
-  REQUIRE(text.ok());
-  return *text;
-}
-
-void check_same_tables(const SweepState& a, const SweepState& b) {
-  REQUIRE(a.switches.size() == b.switches.size());
-  for (const auto& [guid, m] : a.switches) {
-    const SwitchMemory& other = b.switches.at(guid);
-    CHECK(other.lid == m.lid);
-    CHECK(other.linear_fdb_top == m.linear_fdb_top);
-    CHECK(other.lft == m.lft);
-  }
 }
 
 // The daemon saves after every sweep. A sweep that changed a few entries
