@@ -39,7 +39,7 @@ fabrics=(
   "12k|fat-tree --k 22 --n 3"
   "25k|fat-tree --k 28 --n 3"
   "42k|fat-tree --k 34 --n 3"
-  "49k|xgft --down 32,32,44 --up 1,32,32"
+  "49k|xgft --down 28,26,62 --up 1,27,27"  # 4,015 switches and 45,136 CAs: exactly the 49,151 unicast LIDs
 )
 [[ $quick == 1 ]] && fabrics=("${fabrics[@]:0:3}")
 
