@@ -40,18 +40,24 @@ Status write_atomically(const std::filesystem::path& path, const std::string& te
   return write_file_atomically(path.string(), text);
 }
 
+// Two lower-case hex digits per byte, appended: table entries in the tables
+// file and in the journal's block records.
+void append_hex_bytes(std::string& out, std::span<const uint8_t> bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const size_t head = out.size();
+  out.resize(head + 2 * bytes.size());
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    out[head + 2 * i] = kHex[bytes[i] >> 4];
+    out[head + 2 * i + 1] = kHex[bytes[i] & 0xF];
+  }
+}
+
 // One switch's line of the tables file; the table as two hex digits per entry.
 void write_switch_line(const PutText& put, Guid guid, const SwitchMemory& m, std::string& buffer) {
-  static constexpr char kHex[] = "0123456789abcdef";
   buffer.clear();  // the line's buffer is reused from switch to switch
   fmt::format_to(std::back_inserter(buffer), "0x{:016x} {} {} ", guid.value, m.lid.value, m.linear_fdb_top);
-  const size_t head = buffer.size();
-  buffer.resize(head + 2 * m.lft.size() + 1);
-  for (size_t i = 0; i < m.lft.size(); ++i) {
-    buffer[head + 2 * i] = kHex[m.lft[i] >> 4];
-    buffer[head + 2 * i + 1] = kHex[m.lft[i] & 0xF];
-  }
-  buffer.back() = '\n';
+  append_hex_bytes(buffer, m.lft);
+  buffer += '\n';
   put(buffer);
 }
 
@@ -82,9 +88,10 @@ bool decode_hex(std::string_view hex, std::span<uint8_t> out) {
   return true;
 }
 
+// "0x" and hex digits, nothing else (the project's one number parser).
 bool parse_guid(const std::string& text, Guid& guid) {
   uint64_t g = 0;
-  if (text.size() < 3 || text.compare(0, 2, "0x") != 0 || std::sscanf(text.c_str(), "%" SCNx64, &g) != 1) return false;
+  if (text.compare(0, 2, "0x") != 0 || !parse_c_unsigned(text, UINT64_MAX, g)) return false;
   guid = Guid{g};
   return true;
 }
@@ -370,13 +377,6 @@ Status SmCacheSaver::save_full(const std::string& dir, const SweepState& state) 
 std::string SmCacheSaver::journal_records(const SweepState& state, bool write) {
   std::string out, line;
   std::vector<uint64_t> hashes;
-  const auto hex = [&out](std::span<const uint8_t> bytes) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    for (uint8_t b : bytes) {
-      out += kHex[b >> 4];
-      out += kHex[b & 0xF];
-    }
-  };
   for (auto it = saved_.begin(); it != saved_.end();) {
     const auto now = state.switches.find(it->first);
     if (now != state.switches.end() && !now->second.lft.empty()) {
@@ -401,7 +401,7 @@ std::string SmCacheSaver::journal_records(const SweepState& state, bool write) {
     for (size_t b = 0; write && !whole && b < blocks; ++b) {
       if (hashes[b] == was.block_hash[b]) continue;
       fmt::format_to(std::back_inserter(out), "B 0x{:016x} {} ", guid.value, b);
-      hex(std::span(m.lft).subspan(b * kBlock, std::min(kBlock, m.lft.size() - b * kBlock)));
+      append_hex_bytes(out, std::span(m.lft).subspan(b * kBlock, std::min(kBlock, m.lft.size() - b * kBlock)));
       out += '\n';
     }
     was.lid = m.lid;

@@ -47,6 +47,13 @@ void check_same_tables(const SweepState& a, const SweepState& b) {
   }
 }
 
+// The cache in `dir` loads without a warning, with `state`'s switch tables.
+void check_loads_as(const std::string& dir, const SweepState& state) {
+  std::vector<std::string> warnings;
+  check_same_tables(state, load(dir, warnings));
+  CHECK(warnings.empty());
+}
+
 TEST_CASE("the switch tables in the cache load back as they were saved", "[tools][sm_cache]") {
   SweepState saved;
   SwitchMemory a;
@@ -124,9 +131,7 @@ TEST_CASE("later saves append the changed blocks to a journal that loads back", 
   CHECK(read_file(dir + "/ibsm-switch-tables") == base);  // not rewritten
   const std::string journal = read_file(dir + "/ibsm-switch-tables.journal");
   CHECK(std::count(journal.begin(), journal.end(), 'B') == 3);
-  std::vector<std::string> warnings;
-  check_same_tables(state, load(dir, warnings));
-  CHECK(warnings.empty());
+  check_loads_as(dir, state);
 
   // A switch gone, one new, one with a new LID (a whole table again).
   state.switches.erase(Guid{0x103});
@@ -138,9 +143,7 @@ TEST_CASE("later saves append the changed blocks to a journal that loads back", 
   const size_t bytes = saver.journal_bytes();
   REQUIRE(saver.save(dir, state).ok());
   CHECK(saver.journal_bytes() == bytes);
-  warnings.clear();
-  check_same_tables(state, load(dir, warnings));
-  CHECK(warnings.empty());
+  check_loads_as(dir, state);
 }
 
 TEST_CASE("a journal past a quarter of the tables starts them afresh", "[tools][sm_cache]") {
@@ -158,9 +161,7 @@ TEST_CASE("a journal past a quarter of the tables starts them afresh", "[tools][
   }
   CHECK(compacted);
   CHECK(saver.journal_bytes() == 0);
-  std::vector<std::string> warnings;
-  check_same_tables(state, load(dir, warnings));
-  CHECK(warnings.empty());
+  check_loads_as(dir, state);
 }
 
 // A crash can tear the last record, or fall between a full save's two writes.
@@ -193,9 +194,7 @@ TEST_CASE("a torn journal drops the tables; a journal of older tables is ignored
     fresh.switches[Guid{0x101}] = table(1, 300, 1);  // without the change the old journal holds
     REQUIRE(save_sm_cache(dir, fresh).ok());
     std::ofstream(dir + "/ibsm-switch-tables.journal") << journal;
-    std::vector<std::string> warnings;
-    check_same_tables(fresh, load(dir, warnings));
-    CHECK(warnings.empty());
+    check_loads_as(dir, fresh);
   }
 }
 
