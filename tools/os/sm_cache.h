@@ -35,7 +35,7 @@ Status save_sm_cache(const std::string& dir, const SweepState& state);
 // number; a journal of another generation (a crash between the two writes
 // of a full save) is ignored. Once the journal outgrows a quarter of the
 // base, the next save is a full one and starts a new journal. The other
-// files are small and are rewritten each time.
+// files are rewritten each time (some 20 MB at 42k LIDs, streamed).
 class SmCacheSaver {
  public:
   Status save(const std::string& dir, const SweepState& state);
