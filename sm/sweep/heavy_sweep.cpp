@@ -82,6 +82,7 @@ class HeavySweep {
                                      [](const SweepProblem& p) { return p.blocks_subnet_up(); });
     ++state_.heavy_sweeps;
     report_.subnet = std::make_shared<const SubnetSnapshot>(take_snapshot());
+    share_programmed_lfts(report_.subnet);
     return std::move(report_);
   }
 
@@ -214,9 +215,10 @@ class HeavySweep {
                  SmpSubject::lazy("LFT block {0} get on switch {1}", static_cast<uint32_t>(b), node.node_guid),
                  [&mem, b](std::span<const uint8_t> data) {
                    auto block = wire::decode_linear_forwarding_table(data);
-                   if (!block.ok()) return;
-                   for (size_t k = 0; k < kLftBlock && b * kLftBlock + k < mem.lft.size(); ++k)
-                     mem.lft[b * kLftBlock + k] = block->ports[k];
+                   if (!block.ok() || mem.lft.empty()) return;  // empty: a block failed, all forgotten
+                   std::vector<uint8_t>& lft = mem.lft.edit();
+                   for (size_t k = 0; k < kLftBlock && b * kLftBlock + k < lft.size(); ++k)
+                     lft[b * kLftBlock + k] = block->ports[k];
                  },
                  forget_lft(node.node_guid));
       }
@@ -231,12 +233,36 @@ class HeavySweep {
   SmpIssuer::OnFailed forget_lft(Guid switch_guid) {
     return [this, switch_guid] { state_.switches[switch_guid].lft.clear(); };
   }
+  // The same for a table being programmed: it is not shared with the
+  // snapshot either (share_programmed_lfts).
+  SmpIssuer::OnFailed forget_programmed_lft(NodeIndex n, Guid switch_guid) {
+    return [this, n, switch_guid] {
+      programmed_lft_[n.value] = false;
+      state_.switches[switch_guid].lft.clear();
+    };
+  }
+
+  // The switches' memory shares the tables the snapshot records for the
+  // switches this sweep programmed (RememberedLft: one copy, not two). Any
+  // other switch's memory that still points into an older snapshot (a
+  // switch missing this sweep) takes a copy of its own, so the old
+  // snapshot is freed.
+  void share_programmed_lfts(const std::shared_ptr<const SubnetSnapshot>& s) {
+    for (uint32_t i = 0; i < programmed_lft_.size() && i < s->lfts.size(); ++i) {
+      if (!programmed_lft_[i]) continue;
+      state_.switches[s->fabric.node(NodeIndex{i}).node_guid].lft =
+          RememberedLft::shared(std::shared_ptr<const std::vector<uint8_t>>(s, &s->lfts[i]));
+    }
+    for (auto& [guid, mem] : state_.switches)
+      if (mem.lft.shared_with_other_than(s)) mem.lft.make_own();
+  }
 
   // SwitchInfo (LinearFDBTop, LifeTimeValue, clearing PortStateChange) and
   // the LFT blocks that differ from what the switch holds.
   void program_switches() {
     const Fabric& f = found();
     written_switch_info_.assign(f.node_count(), wire::SwitchInfo{});
+    programmed_lft_.assign(f.node_count(), false);
     for (uint32_t i = 0; i < f.node_count(); ++i) {
       NodeIndex n{i};
       const Node& node = f.node(n);
@@ -290,7 +316,7 @@ class HeavySweep {
         if (same && first + kLftBlock <= lft.size() && first + kLftBlock <= mem.lft.size()) {
           // A whole block on both sides, the common case: one compare (an
           // incremental sweep on 42k LIDs compares 2.3M blocks to set a few).
-          same = std::memcmp(lft.data() + first, mem.lft.data() + first, kLftBlock) == 0;
+          same = std::memcmp(lft.data() + first, mem.lft.entries().data() + first, kLftBlock) == 0;
         } else {
           const wire::LinearForwardingTable block = block_of(b);
           for (size_t k = 0; k < kLftBlock && same; ++k) {
@@ -303,14 +329,17 @@ class HeavySweep {
       }
       // Remembered before the Sets go out: a failed one's handler, which
       // may run while later blocks are still being sent, forgets it again.
+      // The table itself is shared with the snapshot once it is made
+      // (share_programmed_lfts); nothing reads it before.
       mem.lid = configured_.node(n).port(0).base_lid;
       mem.linear_fdb_top = top;
-      mem.lft = lft;
+      mem.lft.clear();
+      programmed_lft_[i] = true;
       for (uint16_t b : differ) {
         ++report_.lft_blocks_sent;
         smp_.set(path, wire::smp_attr::linear_forwarding_table, b, block_of(b),
                  SmpSubject::lazy("LFT block {0} set on switch {1}", b, node.node_guid), {},
-                 forget_lft(node.node_guid));
+                 forget_programmed_lft(n, node.node_guid));
       }
     }
     smp_.run();
@@ -727,6 +756,9 @@ class HeavySweep {
   Fabric configured_;  // the found fabric with its new LIDs and port states
   std::optional<VlSettings> vl_settings_;
   std::vector<wire::SwitchInfo> written_switch_info_;  // by NodeIndex, as programmed
+  // By NodeIndex: the switch holds the table this sweep routed (every
+  // block it sent was taken), for share_programmed_lfts.
+  std::vector<bool> programmed_lft_;
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "sm/fabric/multicast_tables.h"
 #include "sm/sweep/guid2lid.h"
 #include "sm/sweep/port_settings.h"
+#include "sm/sweep/remembered_lft.h"
 #include "sm/sweep/vl_memory.h"
 
 namespace ibsm {
@@ -20,7 +21,7 @@ namespace ibsm {
 struct SwitchMemory {
   Lid lid;                    // its LID when the table was written
   uint16_t linear_fdb_top = 0;
-  std::vector<uint8_t> lft;   // by LID, 0xFF for no entry
+  RememberedLft lft;          // by LID, 0xFF for no entry
   // The MFT as we last wrote or read it (sm/multicast/mft_programming.h): the
   // entries that are not empty, by MLID. mft_known false: never read (a
   // takeover, or the switch is not as we left it): its blocks are read first.

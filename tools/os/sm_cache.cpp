@@ -56,7 +56,7 @@ void append_hex_bytes(std::string& out, std::span<const uint8_t> bytes) {
 void write_switch_line(const PutText& put, Guid guid, const SwitchMemory& m, std::string& buffer) {
   buffer.clear();  // the line's buffer is reused from switch to switch
   fmt::format_to(std::back_inserter(buffer), "0x{:016x} {} {} ", guid.value, m.lid.value, m.linear_fdb_top);
-  append_hex_bytes(buffer, m.lft);
+  append_hex_bytes(buffer, m.lft.entries());
   buffer += '\n';
   put(buffer);
 }
@@ -105,8 +105,9 @@ bool parse_switch_record(std::istringstream& fields, Guid& guid, SwitchMemory& m
     return false;
   m.lid = Lid{static_cast<uint16_t>(lid)};
   m.linear_fdb_top = static_cast<uint16_t>(top);
-  m.lft.resize(size_t{top} + 1);
-  return decode_hex(hex, m.lft);
+  std::vector<uint8_t>& lft = m.lft.edit();
+  lft.resize(size_t{top} + 1);
+  return decode_hex(hex, lft);
 }
 
 // The generation a tables file or journal names in its "# generation N"
@@ -159,7 +160,7 @@ void apply_switch_journal(const std::string& text, const std::string& source, ui
            (it = state.switches.find(guid)) != state.switches.end() && block * kBlock < it->second.lft.size();
       if (ok) {
         const size_t n = std::min(kBlock, it->second.lft.size() - block * kBlock);
-        ok = decode_hex(hex, std::span(it->second.lft).subspan(block * kBlock, n));
+        ok = decode_hex(hex, std::span(it->second.lft.edit()).subspan(block * kBlock, n));
       }
     } else if (kind == "D") {
       ok = static_cast<bool>(fields >> g) && parse_guid(g, guid);
@@ -391,7 +392,7 @@ std::string SmCacheSaver::journal_records(const SweepState& state, bool write) {
     const size_t blocks = (m.lft.size() + kBlock - 1) / kBlock;
     hashes.resize(blocks);
     for (size_t b = 0; b < blocks; ++b)
-      hashes[b] = block_hash(std::span(m.lft).subspan(b * kBlock, std::min(kBlock, m.lft.size() - b * kBlock)));
+      hashes[b] = block_hash(m.lft.entries().subspan(b * kBlock, std::min(kBlock, m.lft.size() - b * kBlock)));
     Saved& was = saved_[guid];
     const bool whole = was.lid != m.lid || was.linear_fdb_top != m.linear_fdb_top || was.entries != m.lft.size();
     if (write && whole) {
@@ -401,7 +402,7 @@ std::string SmCacheSaver::journal_records(const SweepState& state, bool write) {
     for (size_t b = 0; write && !whole && b < blocks; ++b) {
       if (hashes[b] == was.block_hash[b]) continue;
       fmt::format_to(std::back_inserter(out), "B 0x{:016x} {} ", guid.value, b);
-      append_hex_bytes(out, std::span(m.lft).subspan(b * kBlock, std::min(kBlock, m.lft.size() - b * kBlock)));
+      append_hex_bytes(out, m.lft.entries().subspan(b * kBlock, std::min(kBlock, m.lft.size() - b * kBlock)));
       out += '\n';
     }
     was.lid = m.lid;

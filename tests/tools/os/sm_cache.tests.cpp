@@ -21,7 +21,7 @@ SwitchMemory table(uint16_t lid, size_t entries, uint8_t seed) {
   SwitchMemory m;
   m.lid = Lid{lid};
   m.linear_fdb_top = static_cast<uint16_t>(entries - 1);
-  for (size_t i = 0; i < entries; ++i) m.lft.push_back(static_cast<uint8_t>((i * 7 + seed) % 37));
+  for (size_t i = 0; i < entries; ++i) m.lft.edit().push_back(static_cast<uint8_t>((i * 7 + seed) % 37));
   return m;
 }
 
@@ -59,7 +59,7 @@ TEST_CASE("the switch tables in the cache load back as they were saved", "[tools
   SwitchMemory a;
   a.lid = Lid{7};
   a.linear_fdb_top = 300;
-  for (unsigned i = 0; i <= 300; ++i) a.lft.push_back(static_cast<uint8_t>(i % 256));  // every byte value
+  for (unsigned i = 0; i <= 300; ++i) a.lft.edit().push_back(static_cast<uint8_t>(i % 256));  // every byte value
   saved.switches[Guid{0x0002c90300000001}] = a;
   SwitchMemory b;
   b.lid = Lid{9};
@@ -123,9 +123,9 @@ TEST_CASE("later saves append the changed blocks to a journal that loads back", 
   const std::string base = read_file(dir + "/ibsm-switch-tables");
 
   // Two entries in two blocks of one switch, one in another.
-  state.switches[Guid{0x102}].lft[5] = 30;
-  state.switches[Guid{0x102}].lft[3999] = 31;  // the last block, shorter than 64
-  state.switches[Guid{0x105}].lft[700] = 32;
+  state.switches[Guid{0x102}].lft.edit()[5] = 30;
+  state.switches[Guid{0x102}].lft.edit()[3999] = 31;  // the last block, shorter than 64
+  state.switches[Guid{0x105}].lft.edit()[700] = 32;
   REQUIRE(saver.save(dir, state).ok());
   CHECK_FALSE(saver.last_was_full());
   CHECK(read_file(dir + "/ibsm-switch-tables") == base);  // not rewritten
@@ -155,7 +155,7 @@ TEST_CASE("a journal past a quarter of the tables starts them afresh", "[tools][
   REQUIRE(saver.save(dir, state).ok());
   bool compacted = false;
   for (int round = 0; round < 40 && !compacted; ++round) {
-    for (auto& [guid, m] : state.switches) m.lft[static_cast<size_t>(round) * 40] ^= 1;
+    for (auto& [guid, m] : state.switches) m.lft.edit()[static_cast<size_t>(round) * 40] ^= 1;
     REQUIRE(saver.save(dir, state).ok());
     compacted = saver.last_was_full();
   }
@@ -174,7 +174,7 @@ TEST_CASE("a torn journal drops the tables; a journal of older tables is ignored
   state.switches[Guid{0x102}] = table(2, 300, 2);
   SmCacheSaver saver;
   REQUIRE(saver.save(dir, state).ok());
-  state.switches[Guid{0x101}].lft[10] = 35;
+  state.switches[Guid{0x101}].lft.edit()[10] = 35;
   REQUIRE(saver.save(dir, state).ok());
   const std::string journal = read_file(dir + "/ibsm-switch-tables.journal");
 
