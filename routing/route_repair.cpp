@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,12 @@ namespace ibsm::routing {
 namespace {
 
 constexpr uint16_t kNoBit = UINT16_MAX;
+constexpr uint16_t kFarHops = UINT16_MAX;
+// Up to this many switches with changed out-edges (both ends of 4 cables),
+// the repair searches only toward the destinations whose distances moved;
+// beyond, a storm, every destination (each end costs one search per
+// neighbour).
+constexpr size_t kNarrowEnds = 8;
 
 Guid guid_of(const RoutingGraph& g, NodeIndex node) { return g.fabric().node(node).node_guid; }
 
@@ -78,10 +85,28 @@ class Repair {
     }
   }
 
-  RepairedTables run() {
+  RepairedTables run(bool search_all) {
+    // The ends of the changed cables: the switches whose out-edges differ.
+    std::vector<SwitchId> ends;
+    for (SwitchId sw = 0; sw < switches_; ++sw) {
+      if (!same_edges_[sw]) ends.push_back(sw);
+    }
+    // A few changed cables move the distances to few destinations (none
+    // where another path as short remains): only their batches are
+    // searched. Toward every other destination only the ends' out-edges on
+    // paths change, and those come from the distances of the ends'
+    // neighbours. On a 42k-LID fat tree a pull searches 2 batches of 55.
+    const bool narrow = !search_all && ends.size() <= kNarrowEnds;
+    if (narrow) find_moved(ends);
     ShortestPathBatch paths(now_), old_paths(before_);
     for (SwitchId first = 0; first < switches_; first += PathBatch::kWidth) {
       const uint32_t count = std::min(PathBatch::kWidth, switches_ - first);
+      if (narrow && std::none_of(moved_.begin() + first, moved_.begin() + first + count, [](bool m) { return m; })) {
+        for (SwitchId sw : ends) {
+          for (SwitchId to = first; to < first + count; ++to) mend_end(to, sw);
+        }
+        continue;
+      }
       paths.search(first, count, false);
       old_paths.search(first, count, false);
       const uint64_t all = count == 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1;
@@ -134,6 +159,64 @@ class Repair {
 
   static bool on(std::span<const uint64_t> mask, uint16_t bit) {
     return bit != kNoBit && ((mask[bit / 64] >> (bit % 64)) & 1) != 0;
+  }
+
+  // Hops from `root` to every switch along `g`'s out-edges (kFarHops: none).
+  static void hops_from(const RoutingGraph& g, SwitchId root, std::vector<uint16_t>& hops,
+                        std::vector<SwitchId>& queue) {
+    hops.assign(g.switch_count(), kFarHops);
+    queue.assign(1, root);
+    hops[root] = 0;
+    for (size_t head = 0; head < queue.size(); ++head) {
+      const SwitchId at = queue[head];
+      for (uint32_t e = g.edge_begin(at); e < g.edge_begin(at + 1); ++e) {
+        const SwitchId next = g.edge_target(e);
+        if (hops[next] != kFarHops) continue;
+        hops[next] = static_cast<uint16_t>(hops[at] + 1);
+        queue.push_back(next);
+      }
+    }
+  }
+
+  // Hops from `root` in the graph now, searched once.
+  const std::vector<uint16_t>& hops_now(SwitchId root) {
+    auto [it, fresh] = hops_now_.try_emplace(root);
+    if (fresh) hops_from(now_, root, it->second, queue_);
+    return it->second;
+  }
+
+  // moved_[t]: the distance from some end to destination switch t changed.
+  // When none from an end did, none from any switch did: an old shortest
+  // path that lost a cable keeps its length from that cable's end on, and a
+  // new shorter one would be shorter from the first added cable's end.
+  void find_moved(const std::vector<SwitchId>& ends) {
+    moved_.assign(switches_, false);
+    std::vector<uint16_t> before;
+    for (SwitchId end : ends) {
+      hops_from(before_, end, before, queue_);
+      const std::vector<uint16_t>& now = hops_now(end);
+      for (SwitchId t = 0; t < switches_; ++t) {
+        if (before[t] != now[t]) moved_[t] = true;
+      }
+    }
+  }
+
+  // mend() at the end of a changed cable toward a destination switch whose
+  // distances did not move: its out-edges on paths, now and before, are the
+  // edges to neighbours one hop closer (the same hops in either graph).
+  void mend_end(SwitchId to, SwitchId sw) {
+    if (to == sw) return;
+    const uint16_t here = hops_now(sw)[to];
+    const auto mask_over = [&](const RoutingGraph& g, std::vector<uint64_t>& mask) {
+      const uint32_t begin = g.edge_begin(sw), degree = g.edge_begin(sw + 1) - begin;
+      mask.assign((degree + 63) / 64, 0);
+      for (uint32_t b = 0; here != kFarHops && b < degree; ++b) {
+        if (hops_now(g.edge_target(begin + b))[to] + 1 == here) mask[b / 64] |= uint64_t{1} << (b % 64);
+      }
+    };
+    mask_over(now_, mask_);
+    mask_over(before_, old_mask_);
+    mend(to, sw);
   }
 
   // Switch sw's entries toward the LIDs hanging off switch `to`, whose
@@ -236,27 +319,38 @@ class Repair {
   }
 
   // The switch's carried entries per port, counted when first asked for.
+  // Only its switch-to-switch ports are counted: mend() compares no other
+  // (set() keeps the rest moving too, unread). One vectorized pass per port
+  // rather than a histogram: a one-cable pull reaches every leaf of a
+  // 42k-LID fat tree, and the histogram's store-to-load chain cost 150 ms.
   const std::vector<uint32_t>& used_at(SwitchId sw) {
     std::vector<uint32_t>& c = used_[sw];
     if (!c.empty()) return c;
     c.assign(256, 0);
+    // (Plain pointers and a local bound: a byte store may alias the
+    // members, so through them GCC reloads every byte and does not vectorize.)
+    const size_t lids = lids_;
+    const uint8_t* carried = data_.data();
+    if (!has_endpoints_[sw]) {
+      // carries() for every LID, a neighbour's table at a time.
+      fed_.assign(lids, 0);
+      uint8_t* fed = fed_.data();
+      for (const auto& [from, port] : feeders_[sw]) {
+        const uint8_t* theirs = rows_[from];
+        const uint8_t p = port;
+        for (size_t lid = 0; lid < lids; ++lid) fed[lid] |= static_cast<uint8_t>(theirs[lid] == p);
+      }
+      const uint8_t* data = data_.data();
+      for (size_t lid = 0; lid < lids; ++lid) fed[lid] &= data[lid];
+      carried = fed;
+    }
     const uint8_t* row = rows_[sw];
-    if (has_endpoints_[sw]) {
-      for (size_t lid = 0; lid < lids_; ++lid) c[row[lid]] += data_[lid];
-      return c;
+    for (uint32_t e = now_.edge_begin(sw); e < now_.edge_begin(sw + 1); ++e) {
+      const uint8_t p = now_.edge_port(e);
+      uint32_t n = 0;
+      for (size_t lid = 0; lid < lids; ++lid) n += static_cast<uint32_t>(row[lid] == p) & carried[lid];
+      c[p] = n;
     }
-    // carries() for every LID, a neighbour's table at a time.
-    // (Plain pointers: through the vectors GCC reloads them every byte and
-    // does not vectorize.)
-    fed_.assign(lids_, 0);
-    uint8_t* fed = fed_.data();
-    const uint8_t* data = data_.data();
-    for (const auto& [from, port] : feeders_[sw]) {
-      const uint8_t* theirs = rows_[from];
-      const uint8_t p = port;
-      for (size_t lid = 0; lid < lids_; ++lid) fed[lid] |= static_cast<uint8_t>(theirs[lid] == p);
-    }
-    for (size_t lid = 0; lid < lids_; ++lid) c[row[lid]] += fed[lid] & data[lid];
     return c;
   }
 
@@ -292,6 +386,9 @@ class Repair {
   std::vector<uint16_t> lids_here_;     // mend(): the destination's LIDs
   std::vector<uint8_t> carried_here_;   // mend(): carries() of each
   std::vector<uint64_t> mask_, old_mask_;  // mend(): the out-edges on paths, now and before
+  std::vector<bool> moved_;             // by destination switch (find_moved)
+  std::unordered_map<SwitchId, std::vector<uint16_t>> hops_now_;  // by root (hops_now)
+  std::vector<SwitchId> queue_;         // hops_from()
   std::array<uint32_t, 256> local_{};   // mend(): the destination's entries per port
   std::vector<uint8_t> touched_;        // ... the ports it may have counted
 };
@@ -327,10 +424,10 @@ std::string repair_obstacle(const RoutingGraph& before, const RoutingGraph& now,
 }
 
 std::optional<RepairedTables> repair_shortest_path_tables(const RoutingGraph& before, const RoutingGraph& now,
-                                                          UnicastTables last) {
+                                                          UnicastTables last, bool search_all) {
   if (!repair_obstacle(before, now, last).empty()) return std::nullopt;
   if (now.switch_count() == 0) return RepairedTables{.tables = std::move(last)};
-  return Repair(before, now, std::move(last)).run();
+  return Repair(before, now, std::move(last)).run(search_all);
 }
 
 }  // namespace ibsm::routing
