@@ -1,7 +1,7 @@
 #include "routing/engine.h"
 
 #include <algorithm>
-#include <tuple>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -60,39 +60,45 @@ Status validate_tables(const RoutingGraph& graph, const UnicastTables& tables) {
 
 namespace {
 
-using CableKey = std::tuple<uint64_t, uint8_t, uint64_t, uint8_t>;
-using LidKey = std::tuple<uint64_t, uint8_t, uint16_t, uint8_t>;
+// Whether port p of `node` in `f` differs for routing from the same port of
+// `other` in `g` (null: the node is not in `g`): its LIDs, or where its usable
+// cable leads (by GUID, so node order does not matter).
+bool port_differs(const Fabric& f, NodeIndex n, uint8_t p, const Fabric& g, std::optional<NodeIndex> other) {
+  const Node& node = f.node(n);
+  const Port& port = node.port(p);
+  const bool owns_lids = node.is_switch() ? p == 0 : p != 0;
+  const bool has_lids = owns_lids && port.base_lid.value != 0;
+  const bool cabled = p != 0 && cable_usable(f, PortRef{n, p});
+  if (!other || p > g.node(*other).num_ports || g.node(*other).is_switch() != node.is_switch()) {
+    return has_lids || cabled;
+  }
+  const Port& there = g.node(*other).port(p);
+  if (has_lids != (owns_lids && there.base_lid.value != 0)) return true;
+  if (has_lids && (port.base_lid != there.base_lid || port.lmc != there.lmc)) return true;
+  if (cabled != (p != 0 && cable_usable(g, PortRef{*other, p}))) return true;
+  return cabled && (port.remote_port != there.remote_port ||
+                    f.node(port.remote_node).node_guid != g.node(there.remote_node).node_guid);
+}
 
-// What routing depends on, keyed by GUID so node order does not matter.
-void routing_keys(const Fabric& fabric, std::vector<CableKey>& cables, std::vector<LidKey>& lids) {
-  for (uint32_t n = 0; n < fabric.node_count(); ++n) {
-    const Node& node = fabric.node(NodeIndex{n});
+// Whether some node of `f` differs from its namesake in `g`, port by port.
+// (Compared in place: sorted key lists of both fabrics cost 42 ms an
+// incremental sweep on 42k LIDs.)
+bool some_node_differs(const Fabric& f, const Fabric& g) {
+  for (uint32_t i = 0; i < f.node_count(); ++i) {
+    const Node& node = f.node(NodeIndex{i});
+    const std::optional<NodeIndex> other = g.find_by_node_guid(node.node_guid);
+    // A port only the namesake has is asked from g's side.
     for (unsigned p = 0; p <= node.num_ports; ++p) {
-      const Port& port = node.port(static_cast<uint8_t>(p));
-      const bool owns_lids = node.is_switch() ? p == 0 : p != 0;
-      if (owns_lids && port.base_lid.value != 0) {
-        lids.emplace_back(node.node_guid.value, static_cast<uint8_t>(p), port.base_lid.value, port.lmc);
-      }
-      if (p == 0 || !cable_usable(fabric, PortRef{NodeIndex{n}, static_cast<uint8_t>(p)})) continue;
-      CableKey key{node.node_guid.value, static_cast<uint8_t>(p), fabric.node(port.remote_node).node_guid.value,
-                   port.remote_port};
-      if (std::make_pair(std::get<0>(key), std::get<1>(key)) < std::make_pair(std::get<2>(key), std::get<3>(key))) {
-        cables.push_back(key);
-      }
+      if (port_differs(f, NodeIndex{i}, static_cast<uint8_t>(p), g, other)) return true;
     }
   }
-  std::sort(cables.begin(), cables.end());
-  std::sort(lids.begin(), lids.end());
+  return false;
 }
 
 }  // namespace
 
 bool routing_relevant_change(const Fabric& before, const Fabric& after) {
-  std::vector<CableKey> cables_before, cables_after;
-  std::vector<LidKey> lids_before, lids_after;
-  routing_keys(before, cables_before, lids_before);
-  routing_keys(after, cables_after, lids_after);
-  return cables_before != cables_after || lids_before != lids_after;
+  return some_node_differs(before, after) || some_node_differs(after, before);
 }
 
 }  // namespace ibsm::routing

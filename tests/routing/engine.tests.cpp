@@ -1,5 +1,6 @@
 #include "routing/engine.h"
 
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -121,6 +122,31 @@ TEST_CASE("a reroute is needed when cables or lids change, not otherwise", "[rou
     const auto hosts = testing::endpoint_ports(after);
     after.node(hosts[0].node).port(hosts[0].port).lmc = 1;
     CHECK(engine.needs_reroute(before, after));
+  }
+  SECTION("two hosts of one switch swap their cables") {
+    // Every LID is still there, each off another switch port: keyed by
+    // where each cable leads, not by how many there are.
+    const auto hosts = testing::endpoint_ports(after);
+    const auto peer = [&](PortRef h) {
+      const Port& p = after.node(h.node).port(h.port);
+      return PortRef{p.remote_node, p.remote_port};
+    };
+    std::optional<std::pair<PortRef, PortRef>> pair;
+    for (size_t i = 0; i < hosts.size() && !pair; ++i)
+      for (size_t j = i + 1; j < hosts.size() && !pair; ++j)
+        if (peer(hosts[i]).node == peer(hosts[j]).node) pair = std::pair{hosts[i], hosts[j]};
+    REQUIRE(pair);
+    const PortRef a = pair->first, b = pair->second, to_a = peer(a), to_b = peer(b);
+    after.disconnect(a);
+    after.disconnect(b);
+    must(after.connect(a, to_b));
+    must(after.connect(b, to_a));
+    for (const PortRef& end : {a, b, to_a, to_b}) {
+      after.node(end.node).port(end.port).state = PortState::active;
+      after.node(end.node).port(end.port).phys_state = PhysState::link_up;
+    }
+    CHECK(engine.needs_reroute(before, after));
+    CHECK(engine.needs_reroute(after, before));
   }
 }
 
