@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -97,16 +98,28 @@ class Repair {
     // paths change, and those come from the distances of the ends'
     // neighbours. On a 42k-LID fat tree a pull searches 2 batches of 55.
     const bool narrow = !search_all && ends.size() <= kNarrowEnds;
-    if (narrow) find_moved(ends);
-    ShortestPathBatch paths(now_), old_paths(before_);
+    std::vector<EndHops> end_hops;
+    if (narrow) {
+      find_moved(ends);
+      for (SwitchId sw : ends) end_hops.push_back(hops_around(sw));
+    }
+    // Made at the first batch searched (their buffers are some MB at 42k
+    // LIDs; a pull searches 2 batches, a change that moves no distance none).
+    std::optional<ShortestPathBatch> searched_now, searched_before;
     for (SwitchId first = 0; first < switches_; first += PathBatch::kWidth) {
       const uint32_t count = std::min(PathBatch::kWidth, switches_ - first);
       if (narrow && std::none_of(moved_.begin() + first, moved_.begin() + first + count, [](bool m) { return m; })) {
-        for (SwitchId sw : ends) {
-          for (SwitchId to = first; to < first + count; ++to) mend_end(to, sw);
+        for (const EndHops& end : end_hops) {
+          for (SwitchId to = first; to < first + count; ++to) mend_end(to, end);
         }
         continue;
       }
+      if (!searched_now) {
+        searched_now.emplace(now_);
+        searched_before.emplace(before_);
+      }
+      ShortestPathBatch& paths = *searched_now;
+      ShortestPathBatch& old_paths = *searched_before;
       paths.search(first, count, false);
       old_paths.search(first, count, false);
       const uint64_t all = count == 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1;
@@ -201,22 +214,40 @@ class Repair {
     }
   }
 
+  // An end of a changed cable with the hops from it and from the far end of
+  // each of its out-edges, now and before (hops_now: toward a destination
+  // whose distances did not move, the same in either graph).
+  struct EndHops {
+    SwitchId sw;
+    const std::vector<uint16_t>* here;
+    std::vector<const std::vector<uint16_t>*> now_next, before_next;  // by out-edge
+  };
+  EndHops hops_around(SwitchId sw) {
+    EndHops end{sw, &hops_now(sw), {}, {}};
+    for (uint32_t e = now_.edge_begin(sw); e < now_.edge_begin(sw + 1); ++e) {
+      end.now_next.push_back(&hops_now(now_.edge_target(e)));
+    }
+    for (uint32_t e = before_.edge_begin(sw); e < before_.edge_begin(sw + 1); ++e) {
+      end.before_next.push_back(&hops_now(before_.edge_target(e)));
+    }
+    return end;
+  }
+
   // mend() at the end of a changed cable toward a destination switch whose
   // distances did not move: its out-edges on paths, now and before, are the
-  // edges to neighbours one hop closer (the same hops in either graph).
-  void mend_end(SwitchId to, SwitchId sw) {
-    if (to == sw) return;
-    const uint16_t here = hops_now(sw)[to];
-    const auto mask_over = [&](const RoutingGraph& g, std::vector<uint64_t>& mask) {
-      const uint32_t begin = g.edge_begin(sw), degree = g.edge_begin(sw + 1) - begin;
-      mask.assign((degree + 63) / 64, 0);
-      for (uint32_t b = 0; here != kFarHops && b < degree; ++b) {
-        if (hops_now(g.edge_target(begin + b))[to] + 1 == here) mask[b / 64] |= uint64_t{1} << (b % 64);
+  // edges to neighbours one hop closer.
+  void mend_end(SwitchId to, const EndHops& end) {
+    if (to == end.sw) return;
+    const uint16_t here = (*end.here)[to];
+    const auto mask_over = [&](const std::vector<const std::vector<uint16_t>*>& next, std::vector<uint64_t>& mask) {
+      mask.assign((next.size() + 63) / 64, 0);
+      for (size_t b = 0; here != kFarHops && b < next.size(); ++b) {
+        if ((*next[b])[to] + 1 == here) mask[b / 64] |= uint64_t{1} << (b % 64);
       }
     };
-    mask_over(now_, mask_);
-    mask_over(before_, old_mask_);
-    mend(to, sw);
+    mask_over(end.now_next, mask_);
+    mask_over(end.before_next, old_mask_);
+    mend(to, end.sw);
   }
 
   // Switch sw's entries toward the LIDs hanging off switch `to`, whose

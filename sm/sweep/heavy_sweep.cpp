@@ -230,14 +230,11 @@ class HeavySweep {
   // unknown: forgotten, so the next sweep reads it again before it sets
   // what differs. (Remembering the wanted table regardless once left a
   // block lost to SMP loss unset for good.)
-  SmpIssuer::OnFailed forget_lft(Guid switch_guid) {
-    return [this, switch_guid] { state_.switches[switch_guid].lft.clear(); };
-  }
-  // The same for a table being programmed: it is not shared with the
-  // snapshot either (share_programmed_lfts).
-  SmpIssuer::OnFailed forget_programmed_lft(NodeIndex n, Guid switch_guid) {
-    return [this, n, switch_guid] {
-      programmed_lft_[n.value] = false;
+  // `programmed`: the switch's table is being programmed, so it is not
+  // shared with the snapshot either (share_programmed_lfts).
+  SmpIssuer::OnFailed forget_lft(Guid switch_guid, std::optional<NodeIndex> programmed = std::nullopt) {
+    return [this, switch_guid, programmed] {
+      if (programmed) programmed_lft_[programmed->value] = false;
       state_.switches[switch_guid].lft.clear();
     };
   }
@@ -339,7 +336,7 @@ class HeavySweep {
         ++report_.lft_blocks_sent;
         smp_.set(path, wire::smp_attr::linear_forwarding_table, b, block_of(b),
                  SmpSubject::lazy("LFT block {0} set on switch {1}", b, node.node_guid), {},
-                 forget_programmed_lft(n, node.node_guid));
+                 forget_lft(node.node_guid, n));
       }
     }
     smp_.run();
