@@ -15,11 +15,10 @@ namespace ibsm::routing {
 
 namespace {
 
-constexpr uint32_t kNone = UINT32_MAX;
 constexpr unsigned kVls = 16;
 // Destination LIDs whose table entries are staged together: the tables are
 // read switch by switch, a chunk of LIDs at a time, then walked LID by LID.
-constexpr size_t kChunk = 512;
+constexpr size_t kStagedLids = 512;
 
 // A CA or router port with a LID cabled to a switch: its injection channel.
 struct Injection {
@@ -46,10 +45,10 @@ struct VlGraph {
 // predecessor left (pred), so walking back from `start` must come round to a
 // node seen before; the nodes from there on, in dependency order.
 std::vector<uint32_t> walk_back(const std::vector<uint32_t>& pred, uint32_t start) {
-  std::vector<uint32_t> seen_at(pred.size(), kNone);
+  std::vector<uint32_t> seen_at(pred.size(), kNoIndex);
   std::vector<uint32_t> walk;
   uint32_t at = start;
-  while (seen_at[at] == kNone) {
+  while (seen_at[at] == kNoIndex) {
     seen_at[at] = static_cast<uint32_t>(walk.size());
     walk.push_back(at);
     at = pred[at];
@@ -67,7 +66,7 @@ class CdgBuilder {
     for (uint32_t n = 0; n < fabric.node_count(); ++n) {
       port_base_[n + 1] = port_base_[n] + fabric.node(NodeIndex{n}).num_ports + 1u;
     }
-    switch_of_.assign(fabric.node_count(), kNone);
+    switch_of_.assign(fabric.node_count(), kNoIndex);
     for (uint32_t n = 0; n < fabric.node_count(); ++n) {
       if (!fabric.node(NodeIndex{n}).is_switch()) continue;
       switch_of_[n] = static_cast<uint32_t>(switches_.size());
@@ -76,14 +75,14 @@ class CdgBuilder {
       switch_ports_.push_back(fabric.node(NodeIndex{n}).num_ports);
     }
     // Where each switch port's cable leads, when it joins two switches.
-    next_switch_.assign(port_base_.back(), kNone);
+    next_switch_.assign(port_base_.back(), kNoIndex);
     for (uint32_t s = 0; s < switches_.size(); ++s) {
       const Node& node = fabric.node(switches_[s]);
       for (unsigned p = 1; p <= node.num_ports; ++p) {
         const PortRef here{switches_[s], static_cast<uint8_t>(p)};
         if (!cable_usable(fabric, here)) continue;
         const uint32_t peer = switch_of_[node.port(here.port).remote_node.value];
-        if (peer == kNone) continue;
+        if (peer == kNoIndex) continue;
         next_switch_[id(here)] = peer;
         ++channels_;
       }
@@ -103,7 +102,7 @@ class CdgBuilder {
         }
         if (node.is_switch() || !cable_usable(fabric, here)) continue;
         const uint32_t sw = switch_of_[port.remote_node.value];
-        if (sw == kNone) continue;
+        if (sw == kNoIndex) continue;
         injections_.push_back({id(here), here, sw, port.remote_port, port.base_lid, count});
         ++channels_;
       }
@@ -120,9 +119,9 @@ class CdgBuilder {
   }
 
   Result<CdgReport> run() {
-    stage_.resize(switches_.size() * kChunk);
-    for (size_t begin = 0; begin < lids_.size(); begin += kChunk) {
-      const size_t count = std::min(kChunk, lids_.size() - begin);
+    stage_.resize(switches_.size() * kStagedLids);
+    for (size_t begin = 0; begin < lids_.size(); begin += kStagedLids) {
+      const size_t count = std::min(kStagedLids, lids_.size() - begin);
       stage(begin, count);
       if (sl_mode()) {
         for (size_t k = 0; k < count; ++k) IBSM_RETURN_IF_ERROR(destination_by_sl(Lid{lids_[begin + k]}, k));
@@ -143,22 +142,22 @@ class CdgBuilder {
   uint32_t id(PortRef p) const { return port_base_[p.node.value] + p.port; }
 
   // The out-port switch s's table gives the k-th staged LID.
-  uint8_t out(uint32_t s, size_t k) const { return stage_[s * kChunk + k]; }
+  uint8_t out(uint32_t s, size_t k) const { return stage_[s * kStagedLids + k]; }
 
   // The switch-to-switch channel switch s sends the k-th staged LID on, as
-  // its port id, or kNone (no route, delivered here, or leaving the switches).
+  // its port id, or kNoIndex (no route, delivered here, or leaving the switches).
   uint32_t channel_out(uint32_t s, size_t k) const {
     const uint8_t p = out(s, k);
-    if (p == 0 || p == kNoRoute || p > switch_ports_[s]) return kNone;
+    if (p == 0 || p == kNoRoute || p > switch_ports_[s]) return kNoIndex;
     const uint32_t c = switch_base_[s] + p;
-    return next_switch_[c] == kNone ? kNone : c;
+    return next_switch_[c] == kNoIndex ? kNoIndex : c;
   }
 
   void stage(size_t begin, size_t count) {
     const uint16_t first = lids_[begin];
     const uint16_t last = lids_[begin + count - 1];
     for (uint32_t s = 0; s < switches_.size(); ++s) {
-      uint8_t* row = &stage_[s * kChunk];
+      uint8_t* row = &stage_[s * kStagedLids];
       const std::vector<uint8_t>* lft = switches_[s].value < lfts_.size() ? &lfts_[switches_[s].value] : nullptr;
       if (lft != nullptr && last < lft->size() && size_t{last} - first + 1 == count) {
         std::memcpy(row, lft->data() + first, count);  // consecutive LIDs: the common case
@@ -198,11 +197,11 @@ class CdgBuilder {
     for (uint32_t s = 0; s < switches_.size(); ++s) {
       for (size_t k = 0; k < count; ++k) {
         const uint32_t in = channel_out(s, k);
-        if (in == kNone || !carries(s, k)) continue;
+        if (in == kNoIndex || !carries(s, k)) continue;
         VlGraph& graph = *chunk_graphs_[k];
         ++graph.sent[s * 256 + out(s, k)];
         const uint32_t t = next_switch_[in];
-        if (channel_out(t, k) != kNone) graph.deps[in].set(out(t, k));
+        if (channel_out(t, k) != kNoIndex) graph.deps[in].set(out(t, k));
       }
     }
     return {};
@@ -234,7 +233,7 @@ class CdgBuilder {
         for (uint32_t at = s; !carried_[at * count + k];) {
           carried_[at * count + k] = 1;
           const uint32_t in = channel_out(at, k);
-          if (in == kNone) break;
+          if (in == kNoIndex) break;
           at = next_switch_[in];
         }
       }
@@ -258,7 +257,7 @@ class CdgBuilder {
     };
     for (uint32_t s = 0; s < n; ++s) {
       const uint32_t in = channel_out(s, k);
-      if (in == kNone) continue;  // delivered here or dropped: its packets take no channel
+      if (in == kNoIndex) continue;  // delivered here or dropped: its packets take no channel
       // A switch sends nothing but SMPs (VL15) to another switch's LID; see is_switch_lid.
       if (!dlid_is_switch) vl_mask_[s] |= uint16_t{1} << vl_of(PortRef{switches_[s], 0});
       ++indegree_[next_switch_[in]];
@@ -282,7 +281,7 @@ class CdgBuilder {
     for (size_t head = 0; head < order_.size(); ++head) {
       const uint32_t s = order_[head];
       const uint32_t in = channel_out(s, k);
-      if (in == kNone) continue;
+      if (in == kNoIndex) continue;
       const uint32_t t = next_switch_[in];
       vl_mask_[t] |= vl_mask_[s];
       if (--indegree_[t] == 0) order_.push_back(t);
@@ -293,7 +292,7 @@ class CdgBuilder {
         changed = false;
         for (uint32_t s = 0; s < n; ++s) {
           const uint32_t in = channel_out(s, k);
-          if (indegree_[s] == 0 || in == kNone) continue;
+          if (indegree_[s] == 0 || in == kNoIndex) continue;
           const uint32_t t = next_switch_[in];
           const uint16_t merged = vl_mask_[t] | vl_mask_[s];
           changed = changed || merged != vl_mask_[t];
@@ -304,9 +303,9 @@ class CdgBuilder {
 
     for (uint32_t s = 0; s < n; ++s) {
       const uint32_t in = channel_out(s, k);
-      if (in == kNone) continue;
+      if (in == kNoIndex) continue;
       const uint32_t t = next_switch_[in];
-      if (channel_out(t, k) == kNone) continue;
+      if (channel_out(t, k) == kNoIndex) continue;
       for (uint16_t m = vl_mask_[s]; m != 0; m &= static_cast<uint16_t>(m - 1)) {
         Result<VlGraph*> g = graph_of(static_cast<uint8_t>(std::countr_zero(m)));
         IBSM_RETURN_IF_ERROR(g.status());
@@ -340,7 +339,7 @@ class CdgBuilder {
         VlGraph* graph = vls_[vl].get();
         if (graph == nullptr) continue;
         for (unsigned p = 1; p <= fabric_.node(sw).num_ports; ++p) {
-          if (next_switch_[base + p] == kNone) continue;
+          if (next_switch_[base + p] == kNoIndex) continue;
           const uint32_t mine = static_cast<uint32_t>(
               std::count_if(own.begin(), own.end(), [&](const Own& o) { return o.vl == vl && o.port == p; }));
           if (graph->sent[inj.sw * 256 + p] > mine) graph->injection[i].set(static_cast<uint8_t>(p));
@@ -355,14 +354,14 @@ class CdgBuilder {
     const uint32_t ports = port_base_.back();
     std::vector<uint32_t> indegree(ports, 0);
     for (uint32_t c = 0; c < ports; ++c) {
-      if (next_switch_[c] == kNone) continue;
+      if (next_switch_[c] == kNoIndex) continue;
       const uint32_t base = port_base_[switches_[next_switch_[c]].value];
       for_each_port(graph.deps[c], [&](uint8_t p) { ++indegree[base + p]; });
     }
     std::vector<uint32_t> queue;
     uint32_t channels = 0;
     for (uint32_t c = 0; c < ports; ++c) {
-      if (next_switch_[c] == kNone) continue;
+      if (next_switch_[c] == kNoIndex) continue;
       ++channels;
       if (indegree[c] == 0) queue.push_back(c);
     }
@@ -377,10 +376,10 @@ class CdgBuilder {
 
     // Every channel left has a predecessor that is left too: walking back
     // along predecessors must come round to a channel seen before.
-    std::vector<uint32_t> pred(ports, kNone);
-    uint32_t start = kNone;
+    std::vector<uint32_t> pred(ports, kNoIndex);
+    uint32_t start = kNoIndex;
     for (uint32_t c = 0; c < ports; ++c) {
-      if (next_switch_[c] == kNone || indegree[c] == 0) continue;
+      if (next_switch_[c] == kNoIndex || indegree[c] == 0) continue;
       start = c;
       const uint32_t base = port_base_[switches_[next_switch_[c]].value];
       for_each_port(graph.deps[c], [&](uint8_t p) {
@@ -429,7 +428,7 @@ class CdgBuilder {
     indegree_.assign(n, 0);
     for (uint32_t s = 0; s < n; ++s) {
       const uint32_t in = channel_out(s, k);
-      if (in == kNone) continue;
+      if (in == kNoIndex) continue;
       ++indegree_[next_switch_[in]];
       const NodeIndex sw = switches_[s];
       const uint8_t out_port = out(s, k);
@@ -454,7 +453,7 @@ class CdgBuilder {
       const uint32_t in = channel_out(s, k);
       const uint32_t t = next_switch_[in];
       const uint32_t next = channel_out(t, k);
-      if (next == kNone) return false;
+      if (next == kNoIndex) return false;
       const uint8_t arrive = fabric_.node(switches_[s]).port(out(s, k)).remote_port;
       bool changed = false;
       for (unsigned sl = 0; sl < kVls; ++sl) {
@@ -471,7 +470,7 @@ class CdgBuilder {
     }
     for (size_t head = 0; head < order_.size(); ++head) {
       const uint32_t s = order_[head];
-      if (channel_out(s, k) == kNone) continue;
+      if (channel_out(s, k) == kNoIndex) continue;
       pass_on(s);
       const uint32_t t = next_switch_[channel_out(s, k)];
       if (--indegree_[t] == 0) order_.push_back(t);
@@ -481,17 +480,17 @@ class CdgBuilder {
       for (bool changed = true; changed;) {
         changed = false;
         for (uint32_t s = 0; s < n; ++s) {
-          if (indegree_[s] != 0 && channel_out(s, k) != kNone) changed = pass_on(s) || changed;
+          if (indegree_[s] != 0 && channel_out(s, k) != kNoIndex) changed = pass_on(s) || changed;
         }
       }
     }
 
     for (uint32_t s = 0; s < n; ++s) {
       const uint32_t in = channel_out(s, k);
-      if (in == kNone) continue;
+      if (in == kNoIndex) continue;
       const uint32_t t = next_switch_[in];
       const uint32_t next = channel_out(t, k);
-      if (next == kNone) continue;
+      if (next == kNoIndex) continue;
       const uint8_t arrive = fabric_.node(switches_[s]).port(out(s, k)).remote_port;
       for (unsigned sl = 0; sl < kVls; ++sl) {
         const uint16_t vls = sl_vls_[s][sl];
@@ -538,8 +537,8 @@ class CdgBuilder {
     for (uint64_t e : edges_) ++per_vl[(e >> 32) % kVls];
     std::array<bool, kVls> on_cycle{};
     if (queue.size() < live) {
-      std::vector<uint32_t> pred(nodes, kNone);
-      uint32_t start = kNone;
+      std::vector<uint32_t> pred(nodes, kNoIndex);
+      uint32_t start = kNoIndex;
       for (uint32_t v = 0; v < nodes; ++v) {
         if (!touched[v] || indegree[v] == 0) continue;
         start = v;
@@ -592,11 +591,11 @@ class CdgBuilder {
   LftSet lfts_;
   const CdgOptions& options_;
   std::vector<uint32_t> port_base_;    // by node: the id of its port 0; ports are numbered densely
-  std::vector<uint32_t> switch_of_;    // by node: its switch number, or kNone
+  std::vector<uint32_t> switch_of_;    // by node: its switch number, or kNoIndex
   std::vector<NodeIndex> switches_;    // by switch number
   std::vector<uint32_t> switch_base_;  // by switch number: the id of its port 0
   std::vector<uint8_t> switch_ports_;  // by switch number: its number of ports
-  std::array<VlGraph*, kChunk> chunk_graphs_{};  // by LID of the chunk: its VL's graph
+  std::array<VlGraph*, kStagedLids> chunk_graphs_{};  // by LID of the chunk: its VL's graph
   std::vector<uint32_t> next_switch_;  // by port id: the switch its cable leads to, for switch-to-switch cables
   std::vector<Injection> injections_;  // by switch, then port id
   std::vector<uint32_t> injections_at_;  // by switch: offsets into injections_
@@ -606,7 +605,7 @@ class CdgBuilder {
   std::vector<uint8_t> carried_;           // [switch * carried_count_ + staged LID]
   size_t carried_count_ = 0;
   uint64_t channels_ = 0;
-  std::vector<uint8_t> stage_;         // [switch * kChunk + k]: the out-port for the k-th LID of the chunk
+  std::vector<uint8_t> stage_;         // [switch * kStagedLids + k]: the out-port for the k-th LID of the chunk
   std::array<std::unique_ptr<VlGraph>, kVls> vls_;
   // Per destination in path-VL mode, by switch:
   std::vector<uint16_t> vl_mask_;   // the VLs of the packets passing through

@@ -17,7 +17,6 @@ namespace ibsm::routing {
 
 namespace {
 
-constexpr uint32_t kNone = UINT32_MAX;
 
 std::string describe(const Fabric& fabric, NodeIndex node) {
   const Node& n = fabric.node(node);
@@ -107,7 +106,7 @@ struct Group {
   SwitchId target = kNoSwitch;
   uint32_t cable_begin = 0;  // into cable_port_
   uint32_t cables = 0;
-  uint32_t reverse = kNone;  // the target's group back to this switch (global index)
+  uint32_t reverse = kNoIndex;  // the target's group back to this switch (global index)
 };
 
 // How a switch handles the LIDs of one home switch (the switch they hang
@@ -117,7 +116,7 @@ constexpr uint16_t kEscape = 0xFFFB;      // no up/down path: toward the hub lea
 constexpr uint16_t kAtHome = 0xFFFC;      // the LIDs hang off this switch
 constexpr uint16_t kUpChecked = 0xFFFD;   // climbs; some of its parents have no up/down path, avoid them
 constexpr uint16_t kUp = 0xFFFE;          // climbs; every parent has an up/down path
-constexpr uint16_t kUnreachable = 0xFFFF;  // no route
+constexpr uint16_t kUnrouted = 0xFFFF;    // no route
 
 // Whether a switch whose fixed_ entry is `v` reaches the home by up/down.
 inline bool routable(uint16_t v) { return v == kAtHome || v == kUp || v == kUpChecked || v < kEscape; }
@@ -194,7 +193,7 @@ class FatTreeRouter {
       uint8_t lower_port;
       uint8_t port;
     };
-    std::vector<uint32_t> slot(switches_, kNone);
+    std::vector<uint32_t> slot(switches_, kNoIndex);
     std::vector<Item> items;
     group_begin_.assign(switches_ + 1, 0);
     up_count_.assign(switches_, 0);
@@ -209,9 +208,9 @@ class FatTreeRouter {
         for (uint32_t e = graph_.edge_begin(sw); e < graph_.edge_begin(sw + 1); ++e) {
           const SwitchId t = graph_.edge_target(e);
           if ((level_[t] > level_[sw]) != up) continue;
-          if (slot[t] == kNone) {
+          if (slot[t] == kNoIndex) {
             slot[t] = static_cast<uint32_t>(groups_.size());
-            groups_.push_back({t, 0, 0, kNone});
+            groups_.push_back({t, 0, 0, kNoIndex});
             if (up) ++up_count_[sw];
           }
           items.push_back({slot[t], up ? graph_.edge_port(e) : remote_port(graph_, sw, e), graph_.edge_port(e)});
@@ -226,7 +225,7 @@ class FatTreeRouter {
         ++g.cables;
         cable_port_.push_back(it.port);
       }
-      for (uint32_t g = group_begin_[sw]; g < groups_.size(); ++g) slot[groups_[g].target] = kNone;
+      for (uint32_t g = group_begin_[sw]; g < groups_.size(); ++g) slot[groups_[g].target] = kNoIndex;
     }
     group_begin_[switches_] = static_cast<uint32_t>(groups_.size());
     for (SwitchId sw = 0; sw < switches_; ++sw) {
@@ -238,7 +237,7 @@ class FatTreeRouter {
             break;
           }
         }
-        assert(groups_[g].reverse != kNone);
+        assert(groups_[g].reverse != kNoIndex);
       }
     }
   }
@@ -253,7 +252,7 @@ class FatTreeRouter {
     }
     std::stable_sort(by_level_.begin(), by_level_.end(),
                      [&](SwitchId a, SwitchId b) { return level_[a] < level_[b]; });
-    top_index_.assign(switches_, kNone);
+    top_index_.assign(switches_, kNoIndex);
     for (const SwitchId sw : by_level_) {
       if (up_count_[sw] != 0) continue;
       top_index_[sw] = static_cast<uint32_t>(tops_.size());
@@ -264,17 +263,17 @@ class FatTreeRouter {
     for (auto it = by_level_.rbegin(); it != by_level_.rend(); ++it) {
       const SwitchId sw = *it;
       uint64_t* bits = &tops_bits_[size_t{sw} * words_];
-      if (top_index_[sw] != kNone) bits[top_index_[sw] / 64] |= uint64_t{1} << (top_index_[sw] % 64);
+      if (top_index_[sw] != kNoIndex) bits[top_index_[sw] / 64] |= uint64_t{1} << (top_index_[sw] % 64);
       for (uint32_t g = group_begin_[sw]; g < group_begin_[sw] + up_count_[sw]; ++g) {
         const uint64_t* above = tops_of(groups_[g].target);
         for (size_t w = 0; w < words_; ++w) bits[w] |= above[w];
       }
     }
 
-    part_.assign(switches_, kNone);
+    part_.assign(switches_, kNoIndex);
     std::vector<SwitchId> queue;
     for (const SwitchId start : by_level_) {
-      if (part_[start] != kNone) continue;
+      if (part_[start] != kNoIndex) continue;
       const uint32_t part = static_cast<uint32_t>(part_members_.size());
       part_members_.emplace_back();
       part_tops_.resize(part_tops_.size() + words_, 0);
@@ -286,7 +285,7 @@ class FatTreeRouter {
         for (size_t w = 0; w < words_; ++w) part_tops_[part * words_ + w] |= tops_of(sw)[w];
         for (uint32_t g = group_begin_[sw]; g < group_begin_[sw + 1]; ++g) {
           const SwitchId t = groups_[g].target;
-          if (part_[t] != kNone) continue;
+          if (part_[t] != kNoIndex) continue;
           part_[t] = part;
           queue.push_back(t);
         }
@@ -298,7 +297,7 @@ class FatTreeRouter {
       return std::lexicographical_compare(tops_of(a), tops_of(a) + words_, tops_of(b), tops_of(b) + words_);
     };
     std::sort(sorted.begin(), sorted.end(), less);
-    class_.assign(switches_, kNone);
+    class_.assign(switches_, kNoIndex);
     for (size_t i = 0; i < sorted.size(); ++i) {
       if (i == 0 || less(sorted[i - 1], sorted[i])) class_example_.push_back(sorted[i]);
       class_[sorted[i]] = static_cast<uint32_t>(class_example_.size() - 1);
@@ -307,7 +306,7 @@ class FatTreeRouter {
 
   // The switches LIDs hang off that ftree routes to: ranked ones.
   void build_homes() {
-    home_index_.assign(switches_, kNone);
+    home_index_.assign(switches_, kNoIndex);
     for (SwitchId sw = 0; sw < switches_; ++sw) {
       if (!ranked(sw) || graph_.destinations_of(sw).empty()) continue;
       home_index_[sw] = static_cast<uint32_t>(homes_.size());
@@ -342,10 +341,10 @@ class FatTreeRouter {
     std::vector<uint16_t> by_home(size_t{switches_} * homes, kUp);
     for (SwitchId sw = 0; sw < switches_; ++sw) {
       if (ranked(sw)) continue;
-      for (size_t h = 0; h < homes; ++h) by_home[h * switches_ + sw] = kUnreachable;
+      for (size_t h = 0; h < homes; ++h) by_home[h * switches_ + sw] = kUnrouted;
     }
     choose_hubs();
-    std::vector<uint32_t> stamp(switches_, kNone);
+    std::vector<uint32_t> stamp(switches_, kNoIndex);
     std::vector<SwitchId> queue;
     for (uint32_t h = 0; h < homes; ++h) {
       uint16_t* column = &by_home[size_t{h} * switches_];
@@ -353,7 +352,7 @@ class FatTreeRouter {
       const uint32_t part = part_[home];
       if (part_members_.size() > 1) {
         for (SwitchId sw = 0; sw < switches_; ++sw) {
-          if (ranked(sw) && part_[sw] != part) column[sw] = kUnreachable;
+          if (ranked(sw) && part_[sw] != part) column[sw] = kUnrouted;
         }
       }
       // Above the home: climb from it, each switch reached going down the way it was found.
@@ -393,7 +392,7 @@ class FatTreeRouter {
           column[sw] = kEscape;
           ++escapes_;
         } else {
-          column[sw] = kUnreachable;
+          column[sw] = kUnrouted;
           ++holes_;
         }
       }
@@ -456,7 +455,7 @@ class FatTreeRouter {
   void fill_up_toward() {
     const size_t tops = tops_.size();
     up_toward_.assign(size_t{switches_} * tops, kNoWay);
-    std::vector<uint32_t> stamp(switches_, kNone);
+    std::vector<uint32_t> stamp(switches_, kNoIndex);
     std::vector<SwitchId> queue;
     for (uint32_t t = 0; t < tops; ++t) {
       queue.assign(1, tops_[t]);
@@ -535,7 +534,7 @@ class FatTreeRouter {
   void chain_port(const Destination& d, uint32_t kind) {
     const SwitchId home = d.sw;
     const uint32_t h = home_index_[home];
-    if (h == kNone) return;
+    if (h == kNoIndex) return;
     const size_t lids = size_t{graph_.max_lid()} + 1;
     used_tops_.assign(words_, 0);
     used_steps_.clear();
@@ -606,7 +605,7 @@ class FatTreeRouter {
     for (uint32_t g = begin; g < end; ++g) {
       for (uint32_t c = 0; c < groups_[g].cables; ++c) index_load[c] += load.cable[groups_[g].cable_begin + c];
     }
-    Pick best{kNone, 0, 0};
+    Pick best{kNoIndex, 0, 0};
     uint32_t best_cable_load = 0;
     int best_fresh = 0;
     uint32_t position = 0;
@@ -615,7 +614,7 @@ class FatTreeRouter {
       const int fresh = rank == 0 ? 0 : (fresh_step(up.target) ? 2 : 0) + (fresh_top(up.target) ? 1 : 0);
       for (uint32_t c = 0; c < up.cables; ++c, ++position) {
         const uint32_t cable_load = load.cable[up.cable_begin + c];
-        bool better = best.group == kNone;
+        bool better = best.group == kNoIndex;
         if (!better && cable_load != best_cable_load) better = cable_load < best_cable_load;
         else if (!better && g != best.group) {
           const uint64_t mine = uint64_t{load.group[g]} * groups_[best.group].cables;
@@ -634,7 +633,7 @@ class FatTreeRouter {
         best_fresh = fresh;
       }
     }
-    assert(best.group != kNone);
+    assert(best.group != kNoIndex);
     return best;
   }
 
@@ -674,7 +673,7 @@ class FatTreeRouter {
     switch (v) {
       case kEscape: return r.escape_port;
       case kAtHome: return rec.port;
-      case kUnreachable: return kNoRoute;
+      case kUnrouted: return kNoRoute;
       default: return climb(r, rec, v);
     }
   }
@@ -722,7 +721,7 @@ class FatTreeRouter {
           for (uint32_t lid = run.first; lid < run.end; ++lid) row[lid] = by_way(*r, v, r->lid[lid].down_cable);
         } else if (v == kAtHome) {
           for (uint32_t lid = run.first; lid < run.end; ++lid) row[lid] = r->lid[lid].port;
-        } else if (v != kUnreachable) {
+        } else if (v != kUnrouted) {
           // The hot loop (most of a leaf's or a middle switch's LIDs): local
           // copies, since the stores through `row` may alias any member.
           const uint16_t* toward = r->toward;

@@ -42,6 +42,10 @@ using SwitchGraph = boost::compressed_sparse_row_graph<boost::directedS, SwitchV
 // A vertex of SwitchGraph: a switch numbered densely in node GUID order.
 using SwitchId = uint32_t;
 inline constexpr SwitchId kNoSwitch = UINT32_MAX;
+// An index (of a channel, group, vertex, ...) that is absent.
+inline constexpr uint32_t kNoIndex = UINT32_MAX;
+// A hop count over the switch graph that no path reaches.
+inline constexpr uint32_t kUnreachable = UINT32_MAX;
 
 // A port that owns LIDs and is reached through a switch: a CA or router port
 // cabled to a switch (its LIDs leave the switch through `port`), or a

@@ -1,20 +1,17 @@
 #include "routing/multicast_tree.h"
 
 #include <algorithm>
-#include <limits>
 
 #include <fmt/format.h>
 
 namespace ibsm::routing {
 namespace {
 
-constexpr uint32_t kUnreached = std::numeric_limits<uint32_t>::max();
-
 // Hop distances from `from` to every switch, breadth first; a search stops
-// after depth `limit` (the rest stays kUnreached).
+// after depth `limit` (the rest stays kUnreachable).
 void distances(const RoutingGraph& graph, SwitchId from, uint32_t limit, std::vector<uint32_t>& depth,
                std::vector<SwitchId>& queue) {
-  depth.assign(graph.switch_count(), kUnreached);
+  depth.assign(graph.switch_count(), kUnreachable);
   queue.clear();
   depth[from] = 0;
   queue.push_back(from);
@@ -23,7 +20,7 @@ void distances(const RoutingGraph& graph, SwitchId from, uint32_t limit, std::ve
     if (depth[at] >= limit) continue;
     for (uint32_t e = graph.edge_begin(at); e < graph.edge_begin(at + 1); ++e) {
       const SwitchId next = graph.edge_target(e);
-      if (depth[next] != kUnreached) continue;
+      if (depth[next] != kUnreachable) continue;
       depth[next] = depth[at] + 1;
       queue.push_back(next);
     }
@@ -64,19 +61,19 @@ std::vector<SwitchId> central_switches(const RoutingGraph& graph) {
   // Best: the most endpoint switches reached (a split fabric), then the
   // smallest eccentricity over them.
   size_t best_reached = 0;
-  uint32_t best_ecc = kUnreached;
+  uint32_t best_ecc = kUnreachable;
   std::vector<SwitchId> best;
   std::vector<uint32_t> depth;
   std::vector<SwitchId> queue;
   for (SwitchId sw : order) {
     // Once some switch reaches every target, a search deeper than its
     // eccentricity cannot tie it.
-    const uint32_t limit = best_reached == targets.size() ? best_ecc : kUnreached;
+    const uint32_t limit = best_reached == targets.size() ? best_ecc : kUnreachable;
     distances(graph, sw, limit, depth, queue);
     size_t reached = 0;
     uint32_t ecc = 0;
     for (SwitchId t : targets) {
-      if (depth[t] == kUnreached) continue;
+      if (depth[t] == kUnreachable) continue;
       ++reached;
       ecc = std::max(ecc, depth[t]);
     }
@@ -108,7 +105,7 @@ const MulticastTreeBuilder::TowardRoot& MulticastTreeBuilder::toward(SwitchId ro
   const uint32_t n = graph_.switch_count();
   std::vector<uint32_t> depth;
   std::vector<SwitchId> queue;
-  distances(graph_, root, kUnreached, depth, queue);
+  distances(graph_, root, kUnreachable, depth, queue);
 
   TowardRoot t;
   t.parent.assign(n, kNoSwitch);
@@ -116,7 +113,7 @@ const MulticastTreeBuilder::TowardRoot& MulticastTreeBuilder::toward(SwitchId ro
   t.down_port.assign(n, 0);
   const SwitchGraph& g = graph_.graph();
   for (SwitchId sw = 0; sw < n; ++sw) {
-    if (sw == root || depth[sw] == kUnreached) continue;
+    if (sw == root || depth[sw] == kUnreachable) continue;
     // The nearer neighbour with the lowest id, through its lowest port: a
     // choice that depends on the fabric alone.
     for (const auto& e : boost::make_iterator_range(boost::out_edges(sw, g))) {

@@ -13,7 +13,7 @@ namespace ibsm::routing {
 
 namespace {
 
-constexpr uint32_t kNone = UINT32_MAX;
+constexpr uint32_t kNoChannel = UINT32_MAX;
 
 // The paths of a set of tables over a graph, their channel dependencies, and
 // the layers they are spread over. A channel is a directed switch-to-switch
@@ -29,7 +29,7 @@ class Layering {
     for (SwitchId sw = 0; sw < switches; ++sw) {
       port_base_[sw + 1] = port_base_[sw] + graph.fabric().node(graph.node_of(sw)).num_ports + 1u;
     }
-    port_edge_.assign(port_base_.back(), kNone);
+    port_edge_.assign(port_base_.back(), kNoChannel);
     dep_base_.resize(edges + 1, 0);
     for (SwitchId sw = 0; sw < switches; ++sw) {
       for (uint32_t e = graph.edge_begin(sw); e < graph.edge_begin(sw + 1); ++e) {
@@ -66,13 +66,13 @@ class Layering {
   uint8_t layer(size_t p) const { return layer_[p]; }
 
  private:
-  // The channel switch `sw` sends `lid` on, or kNone when the LID leaves
+  // The channel switch `sw` sends `lid` on, or kNoChannel when the LID leaves
   // the switches there, is delivered there, or has no route.
   uint32_t next_channel(SwitchId sw, uint16_t lid) const {
     const std::vector<uint8_t>& lft = tables_.lfts[graph_.node_of(sw).value];
-    if (lid >= lft.size()) return kNone;
+    if (lid >= lft.size()) return kNoChannel;
     const uint8_t port = lft[lid];
-    if (port == 0 || port == kNoRoute || port_base_[sw] + port >= port_base_[sw + 1]) return kNone;
+    if (port == 0 || port == kNoRoute || port_base_[sw] + port >= port_base_[sw + 1]) return kNoChannel;
     return port_edge_[port_base_[sw] + port];
   }
 
@@ -84,7 +84,7 @@ class Layering {
   // sssp's tables never have) is cut after as many channels as switches.
   void walk(SwitchId sw, uint16_t lid) {
     walk_.clear();
-    for (uint32_t c = next_channel(sw, lid); c != kNone && walk_.size() < graph_.switch_count();
+    for (uint32_t c = next_channel(sw, lid); c != kNoChannel && walk_.size() < graph_.switch_count();
          c = next_channel(graph_.edge_target(c), lid)) {
       walk_.push_back(c);
     }
@@ -152,7 +152,7 @@ class Layering {
     }
     enum : uint8_t { kWhite, kGray, kBlack };
     std::vector<uint8_t> color(edges, kWhite);
-    std::vector<uint32_t> depth(edges, kNone);  // a gray channel's place on the stack
+    std::vector<uint32_t> depth(edges, kNoChannel);  // a gray channel's place on the stack
     std::vector<uint32_t> stack, next_rank;     // channels, and the next out-edge rank to try from each
     uint64_t moved = 0;
     const auto push = [&](uint32_t c) {
@@ -163,7 +163,7 @@ class Layering {
     };
     const auto pop = [&](uint8_t to) {
       color[stack.back()] = to;
-      depth[stack.back()] = kNone;
+      depth[stack.back()] = kNoChannel;
       stack.pop_back();
       next_rank.pop_back();
     };
@@ -215,7 +215,7 @@ class Layering {
   const RoutingGraph& graph_;
   const UnicastTables& tables_;
   std::vector<uint32_t> port_base_;  // by switch: offset of its port 0 in port_edge_
-  std::vector<uint32_t> port_edge_;  // by (switch, port): the edge leaving there, or kNone
+  std::vector<uint32_t> port_edge_;  // by (switch, port): the edge leaving there, or kNoChannel
   std::vector<uint32_t> dep_base_;   // by edge: its first dependency's number
   std::vector<uint8_t> has_ca_;      // by switch
   std::vector<SwitchId> path_source_;  // by path
@@ -232,14 +232,14 @@ class Layering {
 uint8_t PathLayers::sl(Lid source, Lid destination) const {
   if (sl_.empty() || source.value >= lids_ || destination.value >= lids_) return 0;
   const uint32_t sw = source_switch_[source.value];
-  return sw == kNone ? 0 : sl_[size_t{sw} * lids_ + destination.value];
+  return sw == kNoChannel ? 0 : sl_[size_t{sw} * lids_ + destination.value];
 }
 
 Result<PathLayers> layer_paths(const RoutingGraph& graph, const UnicastTables& tables, uint8_t budget,
                                std::string_view engine) {
   PathLayers out;
   out.lids_ = graph.max_lid() + 1u;
-  out.source_switch_.assign(out.lids_, kNone);
+  out.source_switch_.assign(out.lids_, kNoChannel);
   for (const Destination& d : graph.destinations()) {
     for (uint32_t k = 0; k < d.lid_count() && d.base.value + k < out.lids_; ++k) {
       out.source_switch_[d.base.value + k] = d.sw;

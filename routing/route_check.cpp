@@ -16,26 +16,25 @@ namespace ibsm::routing {
 
 namespace {
 
-constexpr uint32_t kNone = UINT32_MAX;
 
 // Where a switch port's cable leads (PairChecker::hop_): another switch by
 // number, an endpoint by index with this bit set, or nowhere a packet could
 // be delivered (no usable cable, or a port that owns no LID).
 constexpr uint32_t kEndpointBit = 0x80000000u;
-constexpr uint32_t kDead = kNone;
+constexpr uint32_t kDead = kNoIndex;
 
 // What a switch's way toward the current destination LID ends in
 // (PairChecker::end_): an endpoint by index, or one of these.
-constexpr uint32_t kUnknown = kNone;       // not resolved yet
-constexpr uint32_t kOnPath = kNone - 1;    // being resolved: meeting it again is a loop
-constexpr uint32_t kLoop = kNone - 2;
-constexpr uint32_t kDropped = kNone - 3;   // no route, a bad port, a dead cable, a port without the LID
-constexpr uint32_t kAtSwitch = kNone - 4;  // the switch owns the LID: delivered, but to no endpoint
+constexpr uint32_t kUnknown = kNoIndex;       // not resolved yet
+constexpr uint32_t kOnPath = kNoIndex - 1;    // being resolved: meeting it again is a loop
+constexpr uint32_t kLoop = kNoIndex - 2;
+constexpr uint32_t kDropped = kNoIndex - 3;   // no route, a bad port, a dead cable, a port without the LID
+constexpr uint32_t kAtSwitch = kNoIndex - 4;  // the switch owns the LID: delivered, but to no endpoint
 
 // Destination LIDs whose table entries are staged together: the tables are
 // read switch by switch, a chunk of destinations at a time (64 bytes of a
 // switch's table are one cache line), then walked destination by destination.
-constexpr size_t kChunk = 64;
+constexpr size_t kStagedDestinations = 64;
 
 // Target switches searched together (search_batch), and the hop count
 // that stands for "not reached".
@@ -50,14 +49,14 @@ struct Endpoint {
   uint16_t base = 0;
   uint8_t lmc = 0;
   bool source = false;   // taken as a source (the stride)
-  uint32_t sw = kNone;   // the switch its usable cable leads to
-  uint32_t peer = kNone; // the endpoint its usable cable leads to (back to back)
+  uint32_t sw = kNoIndex;   // the switch its usable cable leads to
+  uint32_t peer = kNoIndex; // the endpoint its usable cable leads to (back to back)
   bool owns(uint32_t lid) const { return lid >= base && lid - base < (1u << lmc); }
 };
 
 // One pair destination: a LID of an endpoint.
 struct Target {
-  uint32_t sw;  // the target's switch, kNone when it hangs off none
+  uint32_t sw;  // the target's switch, kNoIndex when it hangs off none
   uint16_t lid;
   uint32_t endpoint;
 };
@@ -90,22 +89,22 @@ class PairChecker {
 
     end_.assign(switches_.size(), kUnknown);
     dist_.assign(switches_.size(), 0);
-    next_.assign(switches_.size(), kNone);
+    next_.assign(switches_.size(), kNoIndex);
     out_id_.assign(switches_.size(), 0);
     carried_.assign(switches_.size(), 0);
-    stage_.resize(switches_.size() * kChunk);
+    stage_.resize(switches_.size() * kStagedDestinations);
     // The target switches in target order, searched 64 at a time.
     std::vector<uint32_t> target_switches;
     for (const Target& t : targets) {
-      if (t.sw != kNone && (target_switches.empty() || target_switches.back() != t.sw)) target_switches.push_back(t.sw);
+      if (t.sw != kNoIndex && (target_switches.empty() || target_switches.back() != t.sw)) target_switches.push_back(t.sw);
     }
     size_t at = 0, searched = SIZE_MAX;  // target_switches[at] is the current target's; the batch searched
-    for (size_t begin = 0; begin < targets.size(); begin += kChunk) {
-      const size_t count = std::min(kChunk, targets.size() - begin);
+    for (size_t begin = 0; begin < targets.size(); begin += kStagedDestinations) {
+      const size_t count = std::min(kStagedDestinations, targets.size() - begin);
       stage(std::span(targets).subspan(begin, count));
       for (size_t k = 0; k < count; ++k) {
         const Target& t = targets[begin + k];
-        if (t.sw != kNone) {
+        if (t.sw != kNoIndex) {
           while (target_switches[at] != t.sw) ++at;
           if (at / kBatch != searched) {
             searched = at / kBatch;
@@ -128,7 +127,7 @@ class PairChecker {
     for (uint32_t n = 0; n < fabric_.node_count(); ++n) {
       port_base_[n + 1] = port_base_[n] + fabric_.node(NodeIndex{n}).num_ports + 1u;
     }
-    switch_of_.assign(fabric_.node_count(), kNone);
+    switch_of_.assign(fabric_.node_count(), kNoIndex);
     for (uint32_t n = 0; n < fabric_.node_count(); ++n) {
       const Node& node = fabric_.node(NodeIndex{n});
       if (!node.is_switch()) continue;
@@ -145,7 +144,7 @@ class PairChecker {
   }
 
   void index_endpoints() {
-    std::vector<uint32_t> endpoint_of(port_base_.back(), kNone);
+    std::vector<uint32_t> endpoint_of(port_base_.back(), kNoIndex);
     for (uint32_t n = 0; n < fabric_.node_count(); ++n) {
       const Node& node = fabric_.node(NodeIndex{n});
       if (node.is_switch()) continue;
@@ -165,7 +164,7 @@ class PairChecker {
       if (!cable_usable(fabric_, ep.port)) continue;
       const Port& port = fabric_.node(ep.port.node).port(ep.port.port);
       ep.sw = switch_of_[port.remote_node.value];
-      if (ep.sw == kNone) ep.peer = endpoint_of[id(PortRef{port.remote_node, port.remote_port})];
+      if (ep.sw == kNoIndex) ep.peer = endpoint_of[id(PortRef{port.remote_node, port.remote_port})];
     }
     std::sort(lid_owners_.begin(), lid_owners_.end());
 
@@ -178,13 +177,13 @@ class PairChecker {
         if (!cable_usable(fabric_, here)) continue;
         const Port& port = node.port(here.port);
         const uint32_t peer = switch_of_[port.remote_node.value];
-        if (peer != kNone) {
+        if (peer != kNoIndex) {
           hop_[id(here)] = peer;
           switch_links_.push_back(id(here));
           continue;
         }
         const uint32_t e = endpoint_of[id(PortRef{port.remote_node, port.remote_port})];
-        if (e != kNone) hop_[id(here)] = kEndpointBit | e;
+        if (e != kNoIndex) hop_[id(here)] = kEndpointBit | e;
       }
     }
 
@@ -193,9 +192,9 @@ class PairChecker {
     for (uint32_t e = 0; e < endpoints_.size(); ++e) {
       const Endpoint& ep = endpoints_[e];
       if (!ep.source) continue;
-      if (ep.sw != kNone) {
+      if (ep.sw != kNoIndex) {
         ++source_begin_[ep.sw + 1];
-      } else if (ep.peer != kNone) {
+      } else if (ep.peer != kNoIndex) {
         paired_sources_.push_back(e);
       } else {
         dead_sources_.push_back(e);
@@ -205,7 +204,7 @@ class PairChecker {
     sources_at_.resize(source_begin_.back());
     std::vector<uint32_t> fill(source_begin_.begin(), source_begin_.end() - 1);
     for (uint32_t e = 0; e < endpoints_.size(); ++e) {
-      if (endpoints_[e].source && endpoints_[e].sw != kNone) sources_at_[fill[endpoints_[e].sw]++] = e;
+      if (endpoints_[e].source && endpoints_[e].sw != kNoIndex) sources_at_[fill[endpoints_[e].sw]++] = e;
     }
     for (uint32_t s = 0; s < switches_.size(); ++s) {
       source_count_.push_back(source_begin_[s + 1] - source_begin_[s]);
@@ -219,7 +218,7 @@ class PairChecker {
     bool consecutive = true;
     for (size_t k = 0; k < chunk.size(); ++k) consecutive = consecutive && chunk[k].lid == first + k;
     for (uint32_t s = 0; s < switches_.size(); ++s) {
-      uint8_t* row = &stage_[s * kChunk];
+      uint8_t* row = &stage_[s * kStagedDestinations];
       const NodeIndex node = switches_[s];
       const std::vector<uint8_t>* lft = node.value < lfts_.size() ? &lfts_[node.value] : nullptr;
       if (consecutive && lft != nullptr && first + chunk.size() <= lft->size()) {
@@ -274,7 +273,7 @@ class PairChecker {
   // Hops from switch s to the current target's switch (slot_ of the batch).
   uint32_t shortest(uint32_t s) const {
     const uint8_t h = hops_to_[size_t{s} * kBatch + slot_];
-    return h == kFar ? kNone : h;
+    return h == kFar ? kNoIndex : h;
   }
 
   // Where switch s's way to the k-th staged LID ends (end_[s]), and how many
@@ -298,7 +297,7 @@ class PairChecker {
       end_[at] = kOnPath;
       touched_.push_back(at);
       path_.push_back(at);
-      const uint8_t out = stage_[at * kChunk + k];
+      const uint8_t out = stage_[at * kStagedDestinations + k];
       if (out == 0 || out == kNoRoute || out > ports_[at]) break;  // dropped
       out_id_[at] = port_base_[switches_[at].value] + out;
       const uint32_t h = hop_[out_id_[at]];
@@ -383,8 +382,8 @@ class PairChecker {
     for (uint32_t e : excluded_) {
       const Endpoint& ep = endpoints_[e];
       if (!ep.source) continue;
-      if (ep.sw != kNone) --source_count_[ep.sw];
-      if (ep.sw == kNone && ep.peer == kNone) --dead;
+      if (ep.sw != kNoIndex) --source_count_[ep.sw];
+      if (ep.sw == kNoIndex && ep.peer == kNoIndex) --dead;
     }
     const auto sw_owners = std::equal_range(switch_lids_.begin(), switch_lids_.end(), std::pair{lid, 0u},
                                             [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -401,7 +400,7 @@ class PairChecker {
       if (end_[s] == kUnknown) resolve(s, lid, k);
       if (end_[s] == target.endpoint) {
         const uint32_t hops = dist_[s] + 1;
-        assert(shortest(s) != kNone);
+        assert(shortest(s) != kNoIndex);
         delivered(n, hops, shortest(s) + 2);
         if (carried_[s] == 0) {
           if (by_dist_.size() <= hops) by_dist_.resize(hops + 1);
@@ -428,7 +427,7 @@ class PairChecker {
     carry_load();
     for (uint32_t e : excluded_) {
       const Endpoint& ep = endpoints_[e];
-      if (ep.source && ep.sw != kNone) ++source_count_[ep.sw];
+      if (ep.source && ep.sw != kNoIndex) ++source_count_[ep.sw];
     }
     for (uint32_t s : touched_) end_[s] = kUnknown;
     touched_.clear();
@@ -500,7 +499,7 @@ class PairChecker {
   RouteTracer tracer_;  // describes the failed pairs
 
   std::vector<uint32_t> port_base_;  // by node: the id of its port 0; ports are numbered densely
-  std::vector<uint32_t> switch_of_;  // by node: its switch number, or kNone
+  std::vector<uint32_t> switch_of_;  // by node: its switch number, or kNoIndex
   std::vector<NodeIndex> switches_;  // by switch number
   std::vector<uint8_t> ports_;       // by switch number: its number of ports
   std::vector<uint32_t> hop_;        // by port id of a switch port: where its cable leads
@@ -516,7 +515,7 @@ class PairChecker {
   std::vector<uint32_t> dead_sources_;    // without a usable cable
 
   // Per target:
-  std::vector<uint8_t> stage_;      // [switch * kChunk + k]: the out-port for the chunk's k-th target
+  std::vector<uint8_t> stage_;      // [switch * kStagedDestinations + k]: the out-port for the chunk's k-th target
   // [switch * kBatch + j]: hops to the batch's j-th target switch (kFar: none).
   std::vector<uint8_t> hops_to_;
   uint32_t slot_ = 0;  // the current target's switch in the batch

@@ -24,7 +24,7 @@ namespace ibsm::routing {
 class PathBatch {
  public:
   static constexpr uint32_t kWidth = 64;
-  static constexpr uint32_t kUnreachable = UINT32_MAX;
+  static constexpr uint32_t kUnreachable = routing::kUnreachable;
 
   PathBatch(const PathBatch&) = delete;
   PathBatch& operator=(const PathBatch&) = delete;

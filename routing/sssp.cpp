@@ -8,7 +8,7 @@ namespace ibsm::routing {
 
 namespace {
 
-constexpr uint64_t kFar = UINT64_MAX;
+constexpr uint64_t kUnreachedCost = UINT64_MAX;
 constexpr uint32_t kNoEdge = UINT32_MAX;
 
 // Routes every destination LID of a graph, one Dijkstra search each, and
@@ -59,7 +59,7 @@ class SsspRouter {
     hop_weight_ = endpoint_ports * endpoint_lids + penalty_ * (most_lids - 1) * switches_ + 1;
     weight_.assign(edges, hop_weight_);
 
-    dist_.assign(switches_, kFar);
+    dist_.assign(switches_, kUnreachedCost);
     via_.assign(switches_, kNoEdge);
     carried_.assign(switches_, 0);
     order_.reserve(switches_);
@@ -102,7 +102,7 @@ class SsspRouter {
   // nearer the root settle before it and each of them offers its channel.
   void search(SwitchId root) {
     for (SwitchId sw : order_) {
-      dist_[sw] = kFar;
+      dist_[sw] = kUnreachedCost;
       via_[sw] = kNoEdge;
     }
     order_.clear();

@@ -13,17 +13,16 @@ namespace ibsm::routing {
 
 namespace {
 
-constexpr uint32_t kFar = UINT32_MAX;
 // Candidates for the central root examined by full searches.
 constexpr size_t kCenterCandidates = 16;
 
-// Hop distances from `sources` over the switch graph (kFar where none leads).
+// Hop distances from `sources` over the switch graph (kUnreachable where none leads).
 std::vector<uint32_t> distances_from(const RoutingGraph& graph, std::span<const SwitchId> sources) {
-  std::vector<uint32_t> dist(graph.switch_count(), kFar);
+  std::vector<uint32_t> dist(graph.switch_count(), kUnreachable);
   std::vector<SwitchId> queue;
   queue.reserve(graph.switch_count());
   for (SwitchId s : sources) {
-    if (dist[s] == kFar) {
+    if (dist[s] == kUnreachable) {
       dist[s] = 0;
       queue.push_back(s);
     }
@@ -32,7 +31,7 @@ std::vector<uint32_t> distances_from(const RoutingGraph& graph, std::span<const 
     const SwitchId at = queue[head];
     for (uint32_t e = graph.edge_begin(at); e < graph.edge_begin(at + 1); ++e) {
       const SwitchId next = graph.edge_target(e);
-      if (dist[next] != kFar) continue;
+      if (dist[next] != kUnreachable) continue;
       dist[next] = dist[at] + 1;
       queue.push_back(next);
     }
@@ -42,18 +41,18 @@ std::vector<uint32_t> distances_from(const RoutingGraph& graph, std::span<const 
 
 // Connected components of the switch graph: an id per switch, 0.. in switch order.
 std::vector<uint32_t> components(const RoutingGraph& graph, uint32_t& count) {
-  std::vector<uint32_t> comp(graph.switch_count(), kFar);
+  std::vector<uint32_t> comp(graph.switch_count(), kUnreachable);
   std::vector<SwitchId> queue;
   count = 0;
   for (SwitchId s = 0; s < graph.switch_count(); ++s) {
-    if (comp[s] != kFar) continue;
+    if (comp[s] != kUnreachable) continue;
     comp[s] = count;
     queue.assign(1, s);
     for (size_t head = 0; head < queue.size(); ++head) {
       const SwitchId at = queue[head];
       for (uint32_t e = graph.edge_begin(at); e < graph.edge_begin(at + 1); ++e) {
         const SwitchId next = graph.edge_target(e);
-        if (comp[next] != kFar) continue;
+        if (comp[next] != kUnreachable) continue;
         comp[next] = count;
         queue.push_back(next);
       }
@@ -110,7 +109,7 @@ class CenterFinder {
   static SwitchId farthest(const std::vector<uint32_t>& dist, SwitchId fallback) {
     SwitchId best = fallback;
     for (SwitchId s = 0; s < dist.size(); ++s) {
-      if (dist[s] != kFar && dist[s] > dist[best]) best = s;
+      if (dist[s] != kUnreachable && dist[s] > dist[best]) best = s;
     }
     return best;
   }
@@ -138,7 +137,7 @@ class CenterFinder {
 
     bool any_ca = false;
     for (SwitchId s = 0; s < graph_.switch_count(); ++s) any_ca = any_ca || (comp_[s] == comp_[start] && has_ca_[s]);
-    std::tuple<uint32_t, uint64_t, uint64_t> best{kFar, 0, 0};
+    std::tuple<uint32_t, uint64_t, uint64_t> best{kUnreachable, 0, 0};
     SwitchId chosen = middle.front();
     for (SwitchId c : middle) {
       const SwitchId from_c[1] = {c};
@@ -146,7 +145,7 @@ class CenterFinder {
       uint32_t ecc = 0;
       uint64_t total = 0;
       for (SwitchId s = 0; s < graph_.switch_count(); ++s) {
-        if (dc[s] == kFar || (any_ca && !has_ca_[s])) continue;
+        if (dc[s] == kUnreachable || (any_ca && !has_ca_[s])) continue;
         ecc = std::max(ecc, dc[s]);
         total += dc[s];
       }
@@ -206,14 +205,14 @@ std::vector<SwitchId> find_updn_roots(const RoutingGraph& graph) {
   const std::vector<uint32_t> from_cas = distances_from(graph, ca_switches);
 
   // Per component, the greatest distance from the switches with CAs (0 when
-  // every switch has CAs, kFar when none has).
+  // every switch has CAs, kUnreachable when none has).
   const std::vector<uint32_t>& comp = finder.comp();
   std::vector<uint32_t> farthest(finder.comp_count(), 0);
   for (SwitchId s = 0; s < graph.switch_count(); ++s) {
     uint32_t& f = farthest[comp[s]];
-    if (from_cas[s] == kFar) {
-      f = kFar;
-    } else if (f != kFar) {
+    if (from_cas[s] == kUnreachable) {
+      f = kUnreachable;
+    } else if (f != kUnreachable) {
       f = std::max(f, from_cas[s]);
     }
   }
@@ -221,7 +220,7 @@ std::vector<SwitchId> find_updn_roots(const RoutingGraph& graph) {
   bool need_centers = false;
   for (SwitchId s = 0; s < graph.switch_count(); ++s) {
     const uint32_t f = farthest[comp[s]];
-    if (f == 0 || f == kFar) {
+    if (f == 0 || f == kUnreachable) {
       need_centers = true;
       continue;
     }
@@ -230,7 +229,7 @@ std::vector<SwitchId> find_updn_roots(const RoutingGraph& graph) {
   if (need_centers) {
     for (SwitchId c : finder.centers()) {
       const uint32_t f = farthest[comp[c]];
-      if (f == 0 || f == kFar) roots.push_back(c);
+      if (f == 0 || f == kUnreachable) roots.push_back(c);
     }
     std::sort(roots.begin(), roots.end());
   }
@@ -260,10 +259,10 @@ UpDownOrientation updn_orientation(const RoutingGraph& graph, std::span<const Sw
   std::sort(o.roots.begin(), o.roots.end());
   o.roots.erase(std::unique(o.roots.begin(), o.roots.end()), o.roots.end());
   o.rank = distances_from(graph, o.roots);
-  if (std::find(o.rank.begin(), o.rank.end(), kFar) != o.rank.end()) {
+  if (std::find(o.rank.begin(), o.rank.end(), kUnreachable) != o.rank.end()) {
     // Components the given roots do not reach get their automatic roots.
     for (SwitchId r : find_updn_roots(graph)) {
-      if (o.rank[r] == kFar) o.roots.push_back(r);
+      if (o.rank[r] == kUnreachable) o.roots.push_back(r);
     }
     std::sort(o.roots.begin(), o.roots.end());
     o.rank = distances_from(graph, o.roots);
@@ -280,12 +279,12 @@ UpDownOrientation dnup_orientation(const RoutingGraph& graph) {
   }
   o.rank = distances_from(graph, o.roots);
   for (uint32_t& r : o.rank) {
-    if (r == kFar) r = 0;  // a component without CAs: the tie-break alone orders it
+    if (r == kUnreachable) r = 0;  // a component without CAs: the tie-break alone orders it
   }
   const UpDownOrientation tie = updn_orientation(graph, find_updn_roots(graph));
   // Up leads away from the CAs: toward a higher rank, so the key falls as the rank grows.
   o.up = orient(graph, [&](SwitchId s) {
-    return std::make_tuple(kFar - o.rank[s], tie.rank[s], guid_of(graph, s).value);
+    return std::make_tuple(kUnreachable - o.rank[s], tie.rank[s], guid_of(graph, s).value);
   });
   return o;
 }

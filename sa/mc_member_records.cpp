@@ -16,22 +16,25 @@
 namespace ibsm::sa {
 namespace {
 
-namespace f = wire::mc_member_record_fields;
+namespace mcf = wire::mc_member_record_fields;
 namespace sel = wire::sa_selector;
 using wire::McMemberRecord;
 
-constexpr std::span<const wire::Component> components() { return wire::mc_member_record_components; }
-constexpr uint64_t bit_of(const wire::Field& field) {
+constexpr std::span<const wire::Component> member_components() { return wire::mc_member_record_components; }
+constexpr uint64_t member_bit(const wire::Field& field) {
   return wire::component_bit(wire::mc_member_record_components, field);
 }
 
-constexpr uint64_t c_mgid = bit_of(f::mgid), c_port_gid = bit_of(f::port_gid), c_q_key = bit_of(f::q_key),
-                   c_mlid = bit_of(f::mlid), c_mtu_sel = bit_of(f::mtu_selector), c_mtu = bit_of(f::mtu),
-                   c_tclass = bit_of(f::tclass), c_p_key = bit_of(f::p_key), c_rate_sel = bit_of(f::rate_selector),
-                   c_rate = bit_of(f::rate), c_life_sel = bit_of(f::packet_life_time_selector),
-                   c_life = bit_of(f::packet_life_time), c_sl = bit_of(f::sl), c_flow = bit_of(f::flow_label),
-                   c_hop = bit_of(f::hop_limit), c_scope = bit_of(f::scope), c_join = bit_of(f::join_state),
-                   c_proxy = bit_of(f::proxy_join);
+constexpr uint64_t c_mgid = member_bit(mcf::mgid), c_port_gid = member_bit(mcf::port_gid),
+                   c_q_key = member_bit(mcf::q_key), c_mlid = member_bit(mcf::mlid),
+                   c_mtu_sel = member_bit(mcf::mtu_selector), c_mtu = member_bit(mcf::mtu),
+                   c_tclass = member_bit(mcf::tclass), c_p_key = member_bit(mcf::p_key),
+                   c_rate_sel = member_bit(mcf::rate_selector), c_rate = member_bit(mcf::rate),
+                   c_life_sel = member_bit(mcf::packet_life_time_selector),
+                   c_life = member_bit(mcf::packet_life_time), c_sl = member_bit(mcf::sl),
+                   c_flow = member_bit(mcf::flow_label), c_hop = member_bit(mcf::hop_limit),
+                   c_scope = member_bit(mcf::scope), c_join = member_bit(mcf::join_state),
+                   c_proxy = member_bit(mcf::proxy_join);
 static_assert(c_mgid == 1 && c_proxy == 1ULL << 17, "IBA 15.2.5.17: MGID is bit 0, ProxyJoin bit 17");
 
 // o15-0.1.x: what every join and leave names; what creating a group needs besides.
@@ -63,7 +66,7 @@ bool group_matches(const McMemberRecord& group, std::span<const uint8_t> tmpl_by
                    uint64_t mask) {
   std::array<uint8_t, wire::sa_record_size::mc_member> g{};
   wire::encode(group, g);
-  if (!wire::masked_fields_equal(g, tmpl_bytes, mask & group_value_mask, components())) return false;
+  if (!wire::masked_fields_equal(g, tmpl_bytes, mask & group_value_mask, member_components())) return false;
   if ((mask & c_mtu_sel) ? !meets(t.mtu_selector, group.mtu, t.mtu) : ((mask & c_mtu) && group.mtu != t.mtu))
     return false;
   if ((mask & c_rate_sel) ? !meets(t.rate_selector, rate_mbps(group.rate), rate_mbps(t.rate))
@@ -148,7 +151,7 @@ SaQueryResult MulticastRegistry::handle(const SaSnapshot& snapshot, const SaQuer
     r.outcome = SaQueryOutcome::unsupported_attribute;
     return r;
   }
-  if ((query.component_mask & ~wire::component_mask_of(components())) != 0)
+  if ((query.component_mask & ~wire::component_mask_of(member_components())) != 0)
     return status_only(wire::sa_status::req_invalid);
   // A selected MTU or Rate must be a code (OpenSM's mtu_is_valid / rate_is_valid).
   const auto tmpl = template_bytes<wire::sa_record_size::mc_member>(query);

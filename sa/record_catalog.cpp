@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <charconv>
 
 #include <fmt/format.h>
 
+#include "mad/base/text.h"
 #include "mad/wire/constants.h"
 #include "mad/wire/field.h"
 #include "mad/wire/sa_records.h"
@@ -68,14 +68,8 @@ bool is_hex(const wire::Field& f) {
 }
 
 Result<uint64_t> parse_number(std::string_view s) {
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    s.remove_prefix(2);
-    base = 16;
-  }
   uint64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return invalid_argument_error("not a number");
+  if (!parse_decimal_or_hex(s, v)) return invalid_argument_error("not a number");
   return v;
 }
 

@@ -11,17 +11,17 @@
 namespace ibsm::sa {
 namespace {
 
-namespace f = wire::service_record_fields;
+namespace srf = wire::service_record_fields;
 using wire::Component;
 
-constexpr std::span<const Component> components() { return wire::service_record_components; }
+constexpr std::span<const Component> service_components() { return wire::service_record_components; }
 
-constexpr uint64_t bit_of(const wire::Field& field) { return wire::component_bit(wire::service_record_components, field); }
+constexpr uint64_t service_bit(const wire::Field& field) { return wire::component_bit(wire::service_record_components, field); }
 
-constexpr uint64_t id_bit = bit_of(f::service_id);
-constexpr uint64_t gid_bit = bit_of(f::service_gid);
-constexpr uint64_t pkey_bit = bit_of(f::service_p_key);
-constexpr uint64_t lease_bit = bit_of(f::service_lease);
+constexpr uint64_t id_bit = service_bit(srf::service_id);
+constexpr uint64_t gid_bit = service_bit(srf::service_gid);
+constexpr uint64_t pkey_bit = service_bit(srf::service_p_key);
+constexpr uint64_t lease_bit = service_bit(srf::service_lease);
 static_assert(id_bit != 0 && gid_bit != 0 && pkey_bit != 0 && lease_bit != 0);
 
 constexpr Micros micros_per_second = 1'000'000;
@@ -36,7 +36,7 @@ SaQueryResult answer(std::vector<wire::ServiceRecord> records, bool trusted) {
 // Checks the mask of a Set or Delete and reads the record it names, with
 // OpenSM's defaults for an unselected lease and P_Key. Returns a status on error.
 uint16_t read_identity(const SaQuery& q, wire::ServiceRecord& out) {
-  if ((q.component_mask & ~wire::component_mask_of(components())) != 0) return wire::sa_status::req_invalid;
+  if ((q.component_mask & ~wire::component_mask_of(service_components())) != 0) return wire::sa_status::req_invalid;
   if ((q.component_mask & (id_bit | gid_bit)) != (id_bit | gid_bit))
     return wire::sa_status::req_insufficient_components;
   auto rec = wire::decode_service_record(template_bytes<wire::sa_record_size::service>(q));
@@ -130,7 +130,7 @@ SaQueryResult ServiceRegistry::remove(const SaSnapshot& s, const SaQuery& q, Mic
 }
 
 SaQueryResult ServiceRegistry::get(const SaSnapshot& s, const SaQuery& q, Micros now) const {
-  if ((q.component_mask & ~wire::component_mask_of(components())) != 0)
+  if ((q.component_mask & ~wire::component_mask_of(service_components())) != 0)
     return status_only(wire::sa_status::req_invalid);
   const auto tmpl = template_bytes<wire::sa_record_size::service>(q);
   const EndPort* requester = q.trusted ? nullptr : requester_port(s, q.requester);
@@ -143,7 +143,7 @@ SaQueryResult ServiceRegistry::get(const SaSnapshot& s, const SaQuery& q, Micros
         (requester == nullptr || !port_has_pkey(s, *requester, pkey)))
       continue;
     wire::encode(stored.record, buf);
-    if (!wire::masked_fields_equal(buf, tmpl, q.component_mask, components())) continue;
+    if (!wire::masked_fields_equal(buf, tmpl, q.component_mask, service_components())) continue;
     found.push_back(stored.record);
   }
   if (q.method == wire::method::get && found.size() != 1)

@@ -16,11 +16,18 @@ step "dependencies"
 IBSM_CROSS=$([[ "${IBSM_SKIP_CROSS:-0}" == 1 ]] && echo 0 || echo 1) bash scripts/install-deps.sh
 
 status=0
+# Unity builds: each library and suite compiles its files in batches of 8
+# as one translation unit. Most files are small, and each paid the
+# precompiled headers, the sanitizers' runtime declarations and the same
+# template instances again: built alone, three libraries took 87 s, in
+# batches 24 s. (Names private to a file must differ across its library for
+# this; the build says where they do not.)
+unity=(-DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8)
 
 if [[ "${IBSM_SKIP_CROSS:-0}" != 1 ]]; then
   step "embedded profile: aarch64 cross build, unit tests under qemu-user"
   cmake -S . -B build-aarch64 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" >/dev/null
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" "${unity[@]}" >/dev/null
   cmake --build build-aarch64 -j"$jobs"
   (cd build-aarch64 && ctest -j"$jobs" --output-on-failure) || status=1
 fi
@@ -28,7 +35,7 @@ fi
 step "main build (ASan+UBSan, asserts on): unit and end-to-end tests"
 # -Og: GCC 12 compiles UBSan-instrumented code at -O1 more than twice as
 # slowly; no -g: the sanitizers' reports name functions from the symbol table.
-cmake -S . -B build-check -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-Og" \
+cmake -S . -B build-check -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-Og" "${unity[@]}" \
   -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" >/dev/null
 cmake --build build-check -j"$jobs"
 (cd build-check && ctest -j"$jobs" --output-on-failure) || status=1

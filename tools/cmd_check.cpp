@@ -35,7 +35,7 @@
 namespace ibsm::tools {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kCheckUsage =
     "usage: ibsm check --topology FILE --lfts FILE [--guid2lid FILE] [--engine NAME]\n"
     "                  [--sl FILE [--sl2vl FILE]] [--stride N] [--trace SLID:DLID]... [--status-page FILE]\n"
     "\n"
@@ -146,7 +146,7 @@ bool write_status_page(const std::string& path, Fabric fabric, std::vector<std::
 int cmd_check(int argc, char** argv) {
   Args args(argc, argv);
   if (args.flag("--help", "-h")) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kCheckUsage, stdout);
     return 0;
   }
   auto topology = args.value("--topology", "-t");
@@ -179,7 +179,7 @@ int cmd_check(int argc, char** argv) {
   }
   if (!errors.empty()) {
     for (const auto& e : errors) std::fprintf(stderr, "ibsm check: %s\n", e.c_str());
-    std::fputs(kUsage, stderr);
+    std::fputs(kCheckUsage, stderr);
     return 2;
   }
 

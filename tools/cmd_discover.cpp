@@ -22,7 +22,7 @@
 namespace ibsm::tools {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kDiscoverUsage =
     "usage: ibsm discover [options]\n"
     "\n"
     "Discovers the fabric with directed-route SMPs from the local port and prints it.\n"
@@ -69,7 +69,7 @@ std::string render(const Fabric& fabric, Output::Format format) {
 int cmd_discover(int argc, char** argv) {
   Args args(argc, argv);
   if (args.flag("--help", "-h")) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kDiscoverUsage, stdout);
     return 0;
   }
   auto sim_file = args.value("--sim");
@@ -96,7 +96,7 @@ int cmd_discover(int argc, char** argv) {
   if (!args.ok() || !rest.empty()) {
     for (const auto& e : args.errors()) std::fprintf(stderr, "ibsm discover: %s\n", e.c_str());
     if (!rest.empty()) std::fprintf(stderr, "ibsm discover: unexpected argument '%s'\n", rest.front().c_str());
-    std::fputs(kUsage, stderr);
+    std::fputs(kDiscoverUsage, stderr);
     return 2;
   }
   if (sim_node && !sim_file) {

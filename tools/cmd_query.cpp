@@ -30,7 +30,7 @@
 namespace ibsm::tools {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kQueryUsage =
     "usage: ibsm query [options] TYPE [FIELD=VALUE ...]\n"
     "       ibsm query [options] --subscribe TRAP [--wait SECONDS]\n"
     "       ibsm query --types | --fields TYPE\n"
@@ -163,7 +163,7 @@ int wait_for_reports(UmadTransport& port, const Clock& clock, Micros until) {
 int cmd_query(int argc, char** argv) {
   Args args(argc, argv);
   if (args.flag("--help", "-h")) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kQueryUsage, stdout);
     return 0;
   }
   const bool get = args.flag("--get");
@@ -224,14 +224,14 @@ int cmd_query(int argc, char** argv) {
     if (rest.empty()) errors.push_back("which record type? (--types lists them)");
     if (!rest.empty()) {
       type = sa::find_record_type(rest[0]);
-      if (!type) errors.push_back(fmt::format("no record type {} (--types lists them)", quoted(rest[0])));
+      if (!type) errors.push_back(fmt::format("no record type {} (--types lists them)", ibsm::quoted(rest[0])));
     }
     if (type) {
       req.data.assign(type->size, 0);
       for (size_t i = 1; i < rest.size(); ++i) {
         const auto eq = rest[i].find('=');
         if (eq == std::string::npos) {
-          errors.push_back(fmt::format("{} is not FIELD=VALUE", quoted(rest[i])));
+          errors.push_back(fmt::format("{} is not FIELD=VALUE", ibsm::quoted(rest[i])));
           continue;
         }
         const auto* c = sa::find_component(*type, std::string_view(rest[i]).substr(0, eq));
@@ -254,7 +254,7 @@ int cmd_query(int argc, char** argv) {
   }
   if (!errors.empty()) {
     for (const auto& e : errors) std::fprintf(stderr, "ibsm query: %s\n", e.c_str());
-    std::fputs(kUsage, stderr);
+    std::fputs(kQueryUsage, stderr);
     return 2;
   }
   req.attribute = type->attribute;

@@ -28,7 +28,7 @@
 namespace ibsm::tools {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kRouteUsage =
     "usage: ibsm route --topology FILE [--lfts OUT] [options]\n"
     "\n"
     "Routes a fabric described by a topology file, with no fabric attached: assigns\n"
@@ -68,7 +68,7 @@ constexpr const char* kUsage =
 int cmd_route(int argc, char** argv) {
   Args args(argc, argv);
   if (args.flag("--help", "-h")) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kRouteUsage, stdout);
     return 0;
   }
   auto topology = args.value("--topology", "-t");
@@ -94,7 +94,7 @@ int cmd_route(int argc, char** argv) {
     errors.push_back("--format " + *format + ": expected dump_lfts or opensm");
   if (!errors.empty()) {
     for (const auto& e : errors) std::fprintf(stderr, "ibsm route: %s\n", e.c_str());
-    std::fputs(kUsage, stderr);
+    std::fputs(kRouteUsage, stderr);
     return 2;
   }
   ElapsedStderrLogSink log(static_cast<LogLevel>(verbosity > 4 ? 4 : verbosity));

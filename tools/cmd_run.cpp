@@ -43,7 +43,7 @@
 namespace ibsm::tools {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kRunUsage =
     "usage: ibsm run [options]\n"
     "\n"
     "Runs the subnet manager on the local port: discovers the fabric, assigns LIDs,\n"
@@ -334,7 +334,7 @@ std::string status_line(const SubnetManager& sm) {
 int cmd_run(int argc, char** argv) {
   Args args(argc, argv);
   if (args.flag("--help", "-h")) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kRunUsage, stdout);
     return 0;
   }
   SmConfig config;
@@ -366,7 +366,7 @@ int cmd_run(int argc, char** argv) {
   if (sim_time && once) errors.push_back("--sim-time runs the daemon: it does not go with -o");
   if (!errors.empty()) {
     for (const auto& e : errors) std::fprintf(stderr, "ibsm run: %s\n", e.c_str());
-    std::fputs(kUsage, stderr);
+    std::fputs(kRunUsage, stderr);
     return 2;
   }
   if (create_config) {

@@ -131,7 +131,7 @@ int cmd_topo(int argc, char** argv) {
     return 0;
   }
   const KindSpec* kind = topogen::find_kind(kind_name);
-  if (!kind) return bad_usage(fmt::format("unknown topology kind {}", quoted(kind_name)));
+  if (!kind) return bad_usage(fmt::format("unknown topology kind {}", ibsm::quoted(kind_name)));
 
   Args args(argc - 1, argv + 1);  // the kind plays argv[0]
   if (args.flag("--help", "-h")) {
@@ -163,7 +163,7 @@ int cmd_topo(int argc, char** argv) {
   if (take(kind->params) || take(topogen::link_params())) return 2;
   const auto extra = args.positionals();  // also flags unknown options
   if (!args.ok()) return bad_usage(args.errors().front(), kind->name);
-  if (!extra.empty()) return bad_usage(fmt::format("unexpected argument {}", quoted(extra.front())), kind->name);
+  if (!extra.empty()) return bad_usage(fmt::format("unexpected argument {}", ibsm::quoted(extra.front())), kind->name);
 
   auto values = topogen::parse_params(*kind, params);
   if (!values.ok()) return bad_usage(values.status().message(), kind->name);

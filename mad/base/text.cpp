@@ -1,6 +1,7 @@
 #include "mad/base/text.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -28,6 +29,17 @@ bool parse_c_unsigned(std::string_view text, uint64_t max, uint64_t& value) {
   if (end != s.c_str() + s.size() || errno != 0 || v > max) return false;
   value = v;
   return true;
+}
+
+bool parse_decimal_or_hex(std::string_view text, uint64_t& value) {
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    base = 16;
+    text.remove_prefix(2);
+  }
+  if (text.empty()) return false;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
+  return ec == std::errc() && end == text.data() + text.size();
 }
 
 std::string quoted(std::string_view value, size_t max) {

@@ -35,6 +35,11 @@ std::vector<std::string_view> split_words(std::string_view line);
 // most `max`; false for anything else (empty, a sign, trailing text).
 bool parse_c_unsigned(std::string_view text, uint64_t max, uint64_t& value);
 
+// An unsigned number in decimal, or in hex after "0x": the whole of `text`
+// (no blanks, no sign, no trailing text); false for anything else. A leading
+// 0 is not octal here (OpenSM's qos-policy.conf and saquery's field values).
+bool parse_decimal_or_hex(std::string_view text, uint64_t& value);
+
 // A value for a one-line message, in single quotes: blanks and line breaks
 // folded to one space, and cut after `max` characters with how long it was
 // ("'AAAA...' (20971520 bytes)"), so a 20 MB line never becomes a 20 MB

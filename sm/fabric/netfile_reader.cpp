@@ -15,6 +15,7 @@ namespace ibsm {
 namespace {
 
 using netfile_text::find_after;
+using netfile_text::kMaxNameLength;
 using netfile_text::is_space;
 using netfile_text::parse_c_number;
 using netfile_text::skip_space;
@@ -23,7 +24,6 @@ using netfile_text::trim;
 // ibsim's limits (sim.h, sim_net.c): a 256-byte line buffer, 65-byte node ids,
 // 64-byte descriptions, 20-character module prefixes, 9 nested includes.
 constexpr size_t kMaxLineLength = 254;
-constexpr size_t kMaxNameLength = 64;
 constexpr size_t kMaxDescriptionLength = 63;
 constexpr size_t kMaxPrefixLength = 20;
 constexpr int kMaxIncludeDepth = 9;

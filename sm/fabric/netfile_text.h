@@ -19,6 +19,10 @@ constexpr std::string_view skip_space(std::string_view s) {
   return s;
 }
 
+// ibsim's limit on a node name (sim.h: 65-byte node ids, the NUL included): the reader
+// refuses a longer one, and the writer quotes none longer.
+constexpr size_t kMaxNameLength = 64;
+
 struct Number {
   uint64_t value = 0;
   size_t used = 0;  // characters consumed, leading blanks included; 0 when no digits

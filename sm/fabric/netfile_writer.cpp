@@ -5,14 +5,15 @@
 
 #include <fmt/format.h>
 
+#include "sm/fabric/netfile_text.h"
+
 namespace ibsm {
 namespace {
 
-// What ibsim keeps of a node id (sim.h NODEIDLEN).
-constexpr size_t kMaxNameLength = 64;
-
+// A name ibsim reads back as written: not too long, nothing it reserves.
 bool usable_name(std::string_view name) {
-  return !name.empty() && name.size() <= kMaxNameLength && name.find_first_of("\"#@\r\n") == std::string_view::npos;
+  return !name.empty() && name.size() <= netfile_text::kMaxNameLength &&
+         name.find_first_of("\"#@\r\n") == std::string_view::npos;
 }
 
 // A description inside the quotes of a "# "..."" comment: ibsim stops at a

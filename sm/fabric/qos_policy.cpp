@@ -1,7 +1,6 @@
 #include "sm/fabric/qos_policy.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include <fmt/format.h>
 
@@ -29,17 +28,7 @@ std::string_view unquote(std::string_view v) {
   return v;
 }
 
-bool parse_number(std::string_view v, uint64_t& out) {
-  v = trim(v);
-  int base = 10;
-  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
-    base = 16;
-    v.remove_prefix(2);
-  }
-  if (v.empty()) return false;
-  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out, base);
-  return ec == std::errc() && end == v.data() + v.size();
-}
+bool parse_policy_number(std::string_view v, uint64_t& out) { return parse_decimal_or_hex(trim(v), out); }
 
 std::vector<std::string_view> split(std::string_view v, char sep) {
   std::vector<std::string_view> out;
@@ -57,9 +46,9 @@ Result<std::vector<QosRange>> parse_ranges(std::string_view v, uint64_t max) {
   for (std::string_view item : split(v, ',')) {
     size_t dash = item.find('-');
     QosRange r;
-    bool ok = dash == std::string_view::npos ? parse_number(item, r.lo) && ((r.hi = r.lo), true)
-                                             : parse_number(item.substr(0, dash), r.lo) &&
-                                                   parse_number(item.substr(dash + 1), r.hi);
+    bool ok = dash == std::string_view::npos ? parse_policy_number(item, r.lo) && ((r.hi = r.lo), true)
+                                             : parse_policy_number(item.substr(0, dash), r.lo) &&
+                                                   parse_policy_number(item.substr(dash + 1), r.hi);
     if (!ok || r.lo > r.hi || r.hi > max)
       return invalid_argument_error(fmt::format("{} is not a value or range (at most 0x{:x})", quoted(item), max));
     out.push_back(r);
@@ -207,7 +196,7 @@ class Parser {
     LevelDraft& l = levels_.back();
     auto code = [&](uint64_t max, std::optional<uint8_t>& into) -> Status {
       uint64_t n = 0;
-      if (!parse_number(value, n) || n > max) return error_status(fmt::format("{}: {} is not 0-{}", key, quoted(value), max));
+      if (!parse_policy_number(value, n) || n > max) return error_status(fmt::format("{}: {} is not 0-{}", key, quoted(value), max));
       into = static_cast<uint8_t>(n);
       return {};
     };
@@ -286,7 +275,7 @@ class Parser {
     }
     if (key == "vl-high-limit") {
       uint64_t n = 0;
-      if (!parse_number(value, n) || n > 255) return error_status(fmt::format("vl-high-limit: {} is not 0-255", quoted(value)));
+      if (!parse_policy_number(value, n) || n > 255) return error_status(fmt::format("vl-high-limit: {} is not 0-255", quoted(value)));
       d.scope.high_limit = static_cast<uint8_t>(n);
       return {};
     }
@@ -324,7 +313,7 @@ class Parser {
     size_t colon = s.rfind(':');
     if (colon == std::string_view::npos) return error_status(fmt::format("qos-ulps line {} has no ': SL'", quoted(s)));
     uint64_t sl = 0;
-    if (!parse_number(s.substr(colon + 1), sl) || sl > 15)
+    if (!parse_policy_number(s.substr(colon + 1), sl) || sl > 15)
       return error_status(fmt::format("qos-ulps: SL {} is not 0-15", quoted(trim(s.substr(colon + 1)))));
     std::string_view head = trim(s.substr(0, colon));
     size_t comma = head.find(',');

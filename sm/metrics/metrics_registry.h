@@ -24,6 +24,9 @@ namespace ibsm::metrics {
 enum class MetricType { counter, gauge, histogram };
 
 // Label name and value pairs, in the order they are rendered.
+// A count as a sample value (the exposition format's values are floats).
+inline double as_double(uint64_t v) { return static_cast<double>(v); }
+
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
 // [a-zA-Z_:][a-zA-Z0-9_:]*

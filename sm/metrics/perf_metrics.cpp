@@ -3,11 +3,6 @@
 #include <fmt/format.h>
 
 namespace ibsm::metrics {
-namespace {
-
-double as_double(uint64_t v) { return static_cast<double>(v); }
-
-}  // namespace
 
 void collect_perf_metrics(const PerfManager& perf, MetricsRegistry& out) {
   if (!perf.options().enabled) return;

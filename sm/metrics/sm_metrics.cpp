@@ -11,7 +11,6 @@
 namespace ibsm::metrics {
 namespace {
 
-double as_double(uint64_t v) { return static_cast<double>(v); }
 double seconds(Micros t) { return static_cast<double>(t) / 1e6; }
 
 // SMInfo:SMState (IBA 14.2.5.13), as OpenSM names them in its log.

@@ -76,7 +76,9 @@ class SmpIssuer {
   void set(const DrPath& path, uint16_t attr_id, uint32_t mod, const Attr& value, SmpSubject what, OnData ok = {},
            OnFailed failed = {}) {
     std::array<uint8_t, wire::smp_data_size> payload{};
-    wire::encode(value, payload);
+    // Unqualified: found by argument-dependent lookup where the template is
+    // used, so Attr's encode need not be declared before this header.
+    encode(value, payload);
     send(wire::method::set, path, attr_id, mod, payload, std::move(what), std::move(ok), std::move(failed));
   }
   void get(const DrPath& path, uint16_t attr_id, uint32_t mod, SmpSubject what, OnData ok, OnFailed failed = {}) {

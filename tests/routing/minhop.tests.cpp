@@ -47,7 +47,7 @@ std::vector<Fixture> fixtures() {
   };
 }
 
-void check_routes(Fabric& f, uint8_t lmc) {
+void check_minhop_routes(Fabric& f, uint8_t lmc) {
   assign_lids(f, lmc);
   const RoutingGraph graph = must(RoutingGraph::build(f));
   const UnicastTables tables = testing::route_minhop(graph);
@@ -69,7 +69,7 @@ TEST_CASE("minhop delivers every pair on a shortest path on generated fabrics", 
   for (const Fixture& fx : fixtures()) {
     DYNAMIC_SECTION(fx.name) {
       Fabric f = must(fx.make());
-      check_routes(f, 0);
+      check_minhop_routes(f, 0);
     }
   }
 }
@@ -82,14 +82,14 @@ TEST_CASE("minhop routes around failed cables", "[routing][minhop]") {
         Fabric f = must(fx.make());
         const auto failed = topogen::fail_links(f, {.count = count, .seed = 3 + count});
         if (!failed.ok()) continue;  // fewer switch cables than that
-        check_routes(f, 0);
+        check_minhop_routes(f, 0);
       }
     }
   }
   SECTION("a failed host cable leaves the rest routed") {
     Fabric f = must(topogen::kary_ntree({.k = 4, .n = 2}));
     must(topogen::fail_links(f, {.count = 3, .seed = 5, .include_ca_links = true}).status());
-    check_routes(f, 0);
+    check_minhop_routes(f, 0);
   }
 }
 
@@ -98,7 +98,7 @@ TEST_CASE("minhop with lmc routes every lid of every port", "[routing][minhop][l
     for (const Fixture& fx : fixtures()) {
       DYNAMIC_SECTION(fx.name << ", lmc " << int{lmc}) {
         Fabric f = must(fx.make());
-        check_routes(f, lmc);
+        check_minhop_routes(f, lmc);
       }
     }
   }

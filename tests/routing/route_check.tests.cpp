@@ -229,14 +229,14 @@ TEST_CASE("the route checker finds what tracing every pair finds", "[routing][ch
 }
 
 // sw-0 - sw-1 - ... in a line, one host on each.
-struct Line {
+struct CheckedLine {
   Fabric f;
   std::vector<NodeIndex> sw;
   std::vector<PortRef> host;
   std::vector<Lid> host_lid;
   UnicastTables tables;
 
-  explicit Line(uint32_t n, bool ring = false) {
+  explicit CheckedLine(uint32_t n, bool ring = false) {
     f = must(topogen::mesh({.dims = {n}, .torus = ring, .hosts_per_switch = 1}));
     testing::assign_lids(f);
     for (uint32_t i = 0; i < n; ++i) {
@@ -251,7 +251,7 @@ struct Line {
 };
 
 TEST_CASE("check_all_pairs counts outcomes, hops and link loads", "[routing][check]") {
-  Line l(3);
+  CheckedLine l(3);
   SECTION("all delivered") {
     const CheckSummary s = check_all_pairs(l.f, l.tables.lfts);
     CHECK(s.pairs == 6);
@@ -299,7 +299,7 @@ TEST_CASE("check_all_pairs counts outcomes, hops and link loads", "[routing][che
 
 TEST_CASE("routes per link: max, mean and standard deviation over every link", "[routing][check]") {
   // Four switches in a line: each direction carries 3, 4, 3 routes.
-  Line l(4);
+  CheckedLine l(4);
   const CheckSummary s = check_all_pairs(l.f, l.tables.lfts);
   CHECK(s.switch_links == 6);
   CHECK(s.max_link_routes == 4);
@@ -333,7 +333,7 @@ TEST_CASE("routes per link: max, mean and standard deviation over every link", "
 TEST_CASE("stretch: a route the long way round a ring", "[routing][check]") {
   // Five switches in a ring; host1's LID is sent the long way from sw-0:
   // sw-0, sw-4, sw-3, sw-2, sw-1.
-  Line l(5, true);
+  CheckedLine l(5, true);
   const Lid to = l.host_lid[1];
   for (uint32_t s : {0u, 4u, 3u, 2u}) l.entry(s, to) = port_to(l.f, l.sw[s], l.sw[(s + 4) % 5]);
   const CheckSummary s = check_all_pairs(l.f, l.tables.lfts);
@@ -349,7 +349,7 @@ TEST_CASE("stretch: a route the long way round a ring", "[routing][check]") {
 
 TEST_CASE("check_routes: pairs, channel dependencies and the engine's promise", "[routing][check][cdg]") {
   SECTION("a line: one summary line") {
-    Line l(3);
+    CheckedLine l(3);
     const RouteCheck c = check_routes(l.f, l.tables.lfts, {.engine = "minhop"});
     CHECK(c.ok());
     CHECK(c.to_string() ==
@@ -357,7 +357,7 @@ TEST_CASE("check_routes: pairs, channel dependencies and the engine's promise", 
           "link routes max 2 mean 2.0 stddev 0.0, cdg acyclic");
   }
   SECTION("failed pairs") {
-    Line l(3);
+    CheckedLine l(3);
     l.entry(1, l.host_lid[2]) = 3;
     l.entry(1, l.host_lid[0]) = kNoRoute;
     const RouteCheck c = check_routes(l.f, l.tables.lfts);
@@ -386,7 +386,7 @@ TEST_CASE("check_routes: pairs, channel dependencies and the engine's promise", 
     CHECK_THAT(ok.to_string(), Catch::EndsWith(", cdg acyclic"));
   }
   SECTION("per vl") {
-    Line l(3);
+    CheckedLine l(3);
     RouteCheckOptions options;
     options.vls.destination_vl = [](Lid lid) { return static_cast<uint8_t>(lid.value % 2); };
     const RouteCheck c = check_routes(l.f, l.tables.lfts, options);

@@ -32,9 +32,9 @@ using test::SweepHarness;
 namespace {
 
 constexpr uint64_t kSmKey = test::kSaBenchSmKey;
+using test::method_of;
 
 uint16_t status_of(const MadPacket& p) { return static_cast<uint16_t>(wire::get_field(p.data, wire::mad_fields::status)); }
-uint8_t method_of(const MadPacket& p) { return static_cast<uint8_t>(wire::get_field(p.data, wire::mad_fields::method)); }
 
 }  // namespace
 

@@ -39,8 +39,8 @@ using test::SweepHarness;
 
 namespace {
 
-uint64_t tid_of(const wire::MadBuffer& m) { return wire::get_field(m, wire::mad_fields::transaction_id); }
-uint8_t method_of(const wire::MadBuffer& m) { return static_cast<uint8_t>(wire::get_field(m, wire::mad_fields::method)); }
+uint64_t buffer_tid(const wire::MadBuffer& m) { return wire::get_field(m, wire::mad_fields::transaction_id); }
+uint8_t buffer_method(const wire::MadBuffer& m) { return static_cast<uint8_t>(wire::get_field(m, wire::mad_fields::method)); }
 uint16_t status_of(const wire::MadBuffer& m) { return static_cast<uint16_t>(wire::get_field(m, wire::mad_fields::status)); }
 uint16_t attr_of(const wire::MadBuffer& m) { return static_cast<uint16_t>(wire::get_field(m, wire::mad_fields::attribute_id)); }
 wire::RmppHeader rmpp_of(const wire::MadBuffer& m) {
@@ -120,7 +120,7 @@ wire::MadBuffer fuzzed_mad(std::mt19937_64& rng, const sa::SaSnapshot& snap, uin
 enum class Expect { nothing, one_answer, rmpp_only };
 Expect expectation(const wire::MadBuffer& m) {
   if (m[0] != wire::mad_base_version || m[1] != wire::mgmt_class::subn_adm) return Expect::nothing;
-  if (wire::is_response_method(method_of(m))) return Expect::nothing;
+  if (wire::is_response_method(buffer_method(m))) return Expect::nothing;
   auto r = wire::decode_rmpp_header(m);
   if (r.ok() && r->active()) return Expect::rmpp_only;  // the table's: an ABORT for a bad header, an ACK, or silence
   return Expect::one_answer;
@@ -151,7 +151,7 @@ TEST_CASE("SA agent fuzz: random and mutated MADs each get one answer with an al
     got.clear();
     b.run(3'000, got);
     for (const MadPacket& p : got) {
-      const uint64_t t = tid_of(p.data);
+      const uint64_t t = buffer_tid(p.data);
       INFO(fmt::format("tid 0x{:x}", t));
       REQUIRE(sent.contains(t));
       const auto r = rmpp_of(p.data);
@@ -187,7 +187,7 @@ TEST_CASE("SA agent fuzz: random and mutated MADs each get one answer with an al
   // Every answer matches its request.
   uint64_t expected_answers = 0, checked = 0;
   for (const auto& [t, req] : sent) {
-    INFO(fmt::format("tid 0x{:x} method 0x{:x} attr 0x{:x}", t, method_of(req), attr_of(req)));
+    INFO(fmt::format("tid 0x{:x} method 0x{:x} attr 0x{:x}", t, buffer_method(req), attr_of(req)));
     const Expect e = expectation(req);
     const int plain = plain_answers.contains(t) ? plain_answers[t] : 0;
     const int by_rmpp = rmpp_answers.contains(t) ? rmpp_answers[t] : 0;
@@ -214,25 +214,25 @@ TEST_CASE("SA agent fuzz: random and mutated MADs each get one answer with an al
   std::set<uint16_t> statuses;
   for (const auto& [t, ans] : plain_answer_mad) {
     const wire::MadBuffer& req = sent[t];
-    const uint8_t m = method_of(req);
+    const uint8_t m = buffer_method(req);
     INFO(fmt::format("tid 0x{:x} method 0x{:x} attr 0x{:x} class version {}: answer method 0x{:x} status 0x{:x}", t, m,
-                     attr_of(req), req[2], method_of(ans), status_of(ans)));
+                     attr_of(req), req[2], buffer_method(ans), status_of(ans)));
     statuses.insert(status_of(ans));
     CHECK(allowed_status(status_of(ans)));
     CHECK(attr_of(ans) == attr_of(req));
     const auto reply = wire::response_method(m);
     if (!reply || m == wire::method::trap || m == wire::method::report) {
-      CHECK(method_of(ans) == wire::method::get_resp);
+      CHECK(buffer_method(ans) == wire::method::get_resp);
       CHECK(status_of(ans) == wire::mad_status::method_unsupported);
       continue;
     }
-    CHECK(method_of(ans) == *reply);
+    CHECK(buffer_method(ans) == *reply);
     if (req[2] != wire::sa_class_version) CHECK(status_of(ans) == wire::mad_status::bad_version);
   }
   CHECK(statuses.size() >= 6);  // the stream reached many kinds of answer
   for (const auto& [t, count] : rmpp_answers) {
     (void)count;
-    const uint8_t m = method_of(sent[t]);
+    const uint8_t m = buffer_method(sent[t]);
     INFO(fmt::format("tid 0x{:x} method 0x{:x}", t, m));
     CHECK((m == wire::method::get_table || m == wire::method::get_multi || m == wire::method::get_trace_table ||
            m == wire::method::delete_));
@@ -299,7 +299,7 @@ TEST_CASE("SA agent fuzz: RMPP requests out of order, repeated, stopped, out of 
       for (const MadPacket& p : got) {
         // Whatever comes back is the agent's RMPP control, an answer's
         // segment, or a plain error: each under one of the TIDs we used.
-        const uint64_t t = tid_of(p.data);
+        const uint64_t t = buffer_tid(p.data);
         CHECK(((t > 0x20000 && t <= tid) || (t > 0x120000 && t <= tid + 0x100000)));
       }
       REQUIRE(b.agent->rmpp_sessions().size() <= sa::SaAgentOptions{}.rmpp.max_sessions);
@@ -339,10 +339,10 @@ TEST_CASE("SA agent: a client that never ACKs gets every GetTable answered", "[s
   b.run(1'000, got);
   std::set<uint64_t> answered;
   for (const MadPacket& p : got) {
-    INFO(fmt::format("tid 0x{:x} status 0x{:x}", tid_of(p.data), status_of(p.data)));
+    INFO(fmt::format("tid 0x{:x} status 0x{:x}", buffer_tid(p.data), status_of(p.data)));
     CHECK(status_of(p.data) == 0);
     CHECK(rmpp_of(p.data).type == wire::rmpp_type::data);
-    answered.insert(tid_of(p.data));
+    answered.insert(buffer_tid(p.data));
   }
   CHECK(answered.size() == n);
   CHECK(b.agent->counters().rmpp_refused == 0);

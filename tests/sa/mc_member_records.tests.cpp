@@ -43,11 +43,11 @@ constexpr uint64_t create_mask = join_mask | c_q_key | c_tclass | c_p_key | c_fl
 const wire::Gid broadcast{{0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}};
 const wire::Gid app_mgid{{0xff, 0x15, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x42}};
 
-struct Fixture {
+struct McFixture {
   sa::SaSnapshot s = test::offline_snapshot(test::two_port_hca_fabric());
   std::vector<const sa::EndPort*> cas;  // the CA ports, ascending GUID
   sa::MulticastRegistry reg;
-  Fixture() {
+  McFixture() {
     for (const sa::EndPort& e : s.endports)
       if (!s.fabric.node(e.ref.node).is_switch()) cas.push_back(&e);
     REQUIRE(cas.size() == 4);
@@ -87,7 +87,7 @@ struct Fixture {
   }
 };
 
-McMemberRecord record(const sa::SaQueryResult& r, size_t i = 0) {
+McMemberRecord member_record(const sa::SaQueryResult& r, size_t i = 0) {
   REQUIRE(r.status == 0);
   REQUIRE(i < r.count);
   return decoded(wire::decode_mc_member_record(r.record(i)));
@@ -96,7 +96,7 @@ McMemberRecord record(const sa::SaQueryResult& r, size_t i = 0) {
 }  // namespace
 
 TEST_CASE("a group is created by a full member's join and takes the next MLID", "[sa][multicast]") {
-  Fixture fx;
+  McFixture fx;
   // The default partition's broadcast group is there from the first snapshot, at 0xC000.
   REQUIRE(fx.reg.groups().size() == 1);
   const sa::McGroup* bc = fx.reg.groups().find(broadcast);
@@ -105,7 +105,7 @@ TEST_CASE("a group is created by a full member's join and takes the next MLID", 
   CHECK(bc->predefined);
 
   auto r = fx.run(wire::method::set, create_mask, fx.create_of(app_mgid, 0), 0);
-  const McMemberRecord got = record(r);
+  const McMemberRecord got = member_record(r);
   CHECK(r.attr_offset == 7);
   CHECK(got.mgid == app_mgid);
   CHECK(got.port_gid == fx.gid(0));
@@ -126,7 +126,7 @@ TEST_CASE("a group is created by a full member's join and takes the next MLID", 
 }
 
 TEST_CASE("creating needs a full or send-only full member and the create components", "[sa][multicast]") {
-  Fixture fx;
+  McFixture fx;
   CHECK(fx.run(wire::method::set, create_mask, fx.create_of(app_mgid, 0, js::non_member), 0).status ==
         wire::sa_status::req_invalid);
   CHECK(fx.run(wire::method::set, create_mask, fx.create_of(app_mgid, 0, js::send_only_non_member), 0).status ==
@@ -151,8 +151,8 @@ TEST_CASE("creating needs a full or send-only full member and the create compone
 }
 
 TEST_CASE("a zero MGID is assigned by the SA; a given one must be a valid multicast GID", "[sa][multicast]") {
-  Fixture fx;
-  auto a = record(fx.run(wire::method::set, create_mask, fx.create_of(wire::Gid{}, 0), 0));
+  McFixture fx;
+  auto a = member_record(fx.run(wire::method::set, create_mask, fx.create_of(wire::Gid{}, 0), 0));
   CHECK(a.mgid.raw[0] == 0xff);
   CHECK(a.mgid.raw[1] == 0x12);  // link-local unless Scope is given
   CHECK(a.mgid.raw[2] == 0xa0);
@@ -162,7 +162,7 @@ TEST_CASE("a zero MGID is assigned by the SA; a given one must be a valid multic
   CHECK(prefix == fx.s.subnet_prefix);
   McMemberRecord scoped = fx.create_of(wire::Gid{}, 1);
   scoped.scope = 8;
-  auto b = record(fx.run(wire::method::set, create_mask | c_scope, scoped, 1));
+  auto b = member_record(fx.run(wire::method::set, create_mask | c_scope, scoped, 1));
   CHECK(b.mgid.raw[1] == 0x18);
   CHECK(b.scope == 8);
   CHECK(a.mgid != b.mgid);
@@ -187,13 +187,13 @@ TEST_CASE("a zero MGID is assigned by the SA; a given one must be a valid multic
 }
 
 TEST_CASE("every JoinState joins and leaves; a leave names bits the member holds", "[sa][multicast]") {
-  Fixture fx;
+  McFixture fx;
   REQUIRE(fx.join(0, broadcast, js::full_member).status == 0);
   REQUIRE(fx.join(1, broadcast, js::non_member).status == 0);
   REQUIRE(fx.join(2, broadcast, js::send_only_non_member).status == 0);
   REQUIRE(fx.join(3, broadcast, js::send_only_full_member).status == 0);
   CHECK(fx.join(3, broadcast, 0).status == wire::sa_status::req_invalid);  // JoinState 0
-  CHECK(record(fx.join(1, broadcast, js::full_member)).join_state == (js::full_member | js::non_member));  // bits add up
+  CHECK(member_record(fx.join(1, broadcast, js::full_member)).join_state == (js::full_member | js::non_member));  // bits add up
   const sa::McGroup* g = fx.reg.groups().find(broadcast);
   CHECK(g->members.size() == 4);
   CHECK(g->members.at(fx.cas[1]->guid.value).join_state == (js::full_member | js::non_member));
@@ -205,7 +205,7 @@ TEST_CASE("every JoinState joins and leaves; a leave names bits the member holds
   // Another port may not leave for a member (no ProxyJoin): o15-0.2.1.
   CHECK(fx.run(wire::method::delete_, join_mask, fx.member_of(broadcast, 0, js::full_member), 1).status ==
         wire::sa_status::req_invalid);
-  auto left = record(fx.leave(1, broadcast, js::non_member));
+  auto left = member_record(fx.leave(1, broadcast, js::non_member));
   CHECK(left.join_state == js::full_member);  // what the member still holds
   CHECK(left.mlid == Lid{0xC000});
   CHECK(g->members.at(fx.cas[1]->guid.value).join_state == js::full_member);
@@ -217,7 +217,7 @@ TEST_CASE("every JoinState joins and leaves; a leave names bits the member holds
 }
 
 TEST_CASE("a joining port must be in the group's partition and reach its MTU and rate", "[sa][multicast]") {
-  Fixture fx;
+  McFixture fx;
   // Port 2's P_Key table holds only partition 0x0005.
   auto& table = fx.s.p_keys[fx.cas[2]->ref.node.value][fx.cas[2]->ref.port];
   std::fill(table.begin(), table.end(), uint16_t{0});
@@ -226,7 +226,7 @@ TEST_CASE("a joining port must be in the group's partition and reach its MTU and
   McMemberRecord t = fx.create_of(app_mgid, 2);
   CHECK(fx.run(wire::method::set, create_mask, t, 2).status == wire::sa_status::req_invalid);  // 0xFFFF not held
   t.p_key = 0x0005;  // the limited member's key of the port's partition: allowed, the group keeps it
-  CHECK(record(fx.run(wire::method::set, create_mask, t, 2)).p_key == 0x0005);
+  CHECK(member_record(fx.run(wire::method::set, create_mask, t, 2)).p_key == 0x0005);
   McMemberRecord zero = fx.create_of(wire::Gid{}, 2);
   zero.p_key = 0x8000;  // partition 0, the invalid P_Key
   CHECK(fx.run(wire::method::set, create_mask, zero, 2).status == wire::sa_status::req_invalid);
@@ -238,7 +238,7 @@ TEST_CASE("a joining port must be in the group's partition and reach its MTU and
 }
 
 TEST_CASE("MTU, Rate and PacketLifeTime selectors must be met by the group", "[sa][multicast]") {
-  Fixture fx;
+  McFixture fx;
   const McMemberRecord& bc = fx.reg.groups().find(broadcast)->properties;  // MTU 4, rate 3 (10 Gb/s)
   REQUIRE(bc.mtu == 4);
   REQUIRE(bc.rate == 3);
@@ -278,11 +278,11 @@ TEST_CASE("MTU, Rate and PacketLifeTime selectors must be met by the group", "[s
   McMemberRecord t = fx.create_of(app_mgid, 1);
   t.mtu_selector = wire::sa_selector::exactly;
   t.mtu = 5;
-  CHECK(record(fx.run(wire::method::set, create_mask | c_mtu_sel | c_mtu, t, 1)).mtu == 5);
+  CHECK(member_record(fx.run(wire::method::set, create_mask | c_mtu_sel | c_mtu, t, 1)).mtu == 5);
   McMemberRecord less = fx.create_of(wire::Gid{}, 1);
   less.mtu_selector = wire::sa_selector::less_than;
   less.mtu = 4;
-  CHECK(record(fx.run(wire::method::set, create_mask | c_mtu_sel | c_mtu, less, 1)).mtu == 3);
+  CHECK(member_record(fx.run(wire::method::set, create_mask | c_mtu_sel | c_mtu, less, 1)).mtu == 3);
   McMemberRecord greater = fx.create_of(wire::Gid{}, 1);
   greater.mtu_selector = wire::sa_selector::greater_than;
   greater.mtu = 5;  // nothing above the port's 4096
@@ -290,10 +290,10 @@ TEST_CASE("MTU, Rate and PacketLifeTime selectors must be met by the group", "[s
 }
 
 TEST_CASE("a proxy join needs the SM_Key, and marks the member ProxyJoin", "[sa][multicast]") {
-  Fixture fx;
+  McFixture fx;
   const McMemberRecord t = fx.member_of(broadcast, 2, js::full_member);  // port 2, asked by port 0
   CHECK(fx.run(wire::method::set, join_mask, t, 0).status == wire::sa_status::req_invalid);
-  auto r = record(fx.run(wire::method::set, join_mask, t, 0, /*trusted=*/true));
+  auto r = member_record(fx.run(wire::method::set, join_mask, t, 0, /*trusted=*/true));
   CHECK(r.proxy_join);
   CHECK(fx.reg.groups().find(broadcast)->members.at(fx.cas[2]->guid.value).proxy_join);
   // A proxy-joined member may be changed by any port of the group's partition.
@@ -305,7 +305,7 @@ TEST_CASE("a proxy join needs the SM_Key, and marks the member ProxyJoin", "[sa]
 }
 
 TEST_CASE("GetTable shows trusted requesters every member, others one record per group", "[sa][multicast]") {
-  Fixture fx;
+  McFixture fx;
   REQUIRE(fx.join(0, broadcast, js::full_member).status == 0);
   REQUIRE(fx.join(1, broadcast, js::non_member).status == 0);
   REQUIRE(fx.run(wire::method::set, create_mask, fx.create_of(app_mgid, 1), 1).status == 0);
@@ -313,22 +313,22 @@ TEST_CASE("GetTable shows trusted requesters every member, others one record per
 
   auto untrusted = fx.run(wire::method::get_table, 0, none, 3);
   REQUIRE(untrusted.count == 2);  // MGID order: ff12:401b... before ff15:1234...
-  CHECK(record(untrusted, 0).mgid == broadcast);
-  CHECK(record(untrusted, 1).mgid == app_mgid);
+  CHECK(member_record(untrusted, 0).mgid == broadcast);
+  CHECK(member_record(untrusted, 1).mgid == app_mgid);
   for (size_t i = 0; i < 2; ++i) {
-    CHECK(record(untrusted, i).port_gid == wire::Gid{});
-    CHECK(record(untrusted, i).join_state == 0);
+    CHECK(member_record(untrusted, i).port_gid == wire::Gid{});
+    CHECK(member_record(untrusted, i).join_state == 0);
   }
-  CHECK(record(untrusted, 0).mlid == Lid{0xC000});
-  CHECK(record(untrusted, 0).q_key == sa::ipoib_q_key);
+  CHECK(member_record(untrusted, 0).mlid == Lid{0xC000});
+  CHECK(member_record(untrusted, 0).q_key == sa::ipoib_q_key);
 
   auto trusted = fx.run(wire::method::get_table, 0, none, 3, true);
   REQUIRE(trusted.count == 3);
-  CHECK(record(trusted, 0).port_gid == fx.gid(0));
-  CHECK(record(trusted, 0).join_state == js::full_member);
-  CHECK(record(trusted, 1).port_gid == fx.gid(1));
-  CHECK(record(trusted, 1).join_state == js::non_member);
-  CHECK(record(trusted, 2).mgid == app_mgid);
+  CHECK(member_record(trusted, 0).port_gid == fx.gid(0));
+  CHECK(member_record(trusted, 0).join_state == js::full_member);
+  CHECK(member_record(trusted, 1).port_gid == fx.gid(1));
+  CHECK(member_record(trusted, 1).join_state == js::non_member);
+  CHECK(member_record(trusted, 2).mgid == app_mgid);
 
   // Matching: by JoinState over the members, by MLID, by PortGID.
   McMemberRecord t;
@@ -339,8 +339,8 @@ TEST_CASE("GetTable shows trusted requesters every member, others one record per
   CHECK(fx.run(wire::method::get_table, c_mlid, t, 3).count == 1);
   McMemberRecord mine = fx.member_of(broadcast, 1, 0);
   auto one = fx.run(wire::method::get, c_mgid | c_port_gid, mine, 1);
-  CHECK(record(one).port_gid == wire::Gid{});  // untrusted: zeros even for its own record
-  CHECK(record(fx.run(wire::method::get, c_mgid | c_port_gid, mine, 1, true)).join_state == js::non_member);
+  CHECK(member_record(one).port_gid == wire::Gid{});  // untrusted: zeros even for its own record
+  CHECK(member_record(fx.run(wire::method::get, c_mgid | c_port_gid, mine, 1, true)).join_state == js::non_member);
   CHECK(fx.run(wire::method::get, 0, none, 3).status == wire::sa_status::too_many_records);
   McMemberRecord nothing;
   nothing.mgid = wire::Gid{{0xff, 0x12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}};
@@ -355,7 +355,7 @@ TEST_CASE("GetTable shows trusted requesters every member, others one record per
 }
 
 TEST_CASE("100,000 joins and leaves of mixed JoinStates hold a steady MLID count", "[sa][multicast]") {
-  Fixture fx;
+  McFixture fx;
   topogen::Prng rng(42);
   std::array<wire::Gid, 6> mgids;
   for (size_t k = 0; k < mgids.size(); ++k) {
@@ -399,7 +399,7 @@ TEST_CASE("100,000 joins and leaves of mixed JoinStates hold a steady MLID count
 }
 
 TEST_CASE("members whose ports leave are removed, and their groups with them", "[sa][multicast]") {
-  Fixture fx;
+  McFixture fx;
   REQUIRE(fx.run(wire::method::set, create_mask, fx.create_of(app_mgid, 0), 0).status == 0);
   REQUIRE(fx.join(1, app_mgid, js::non_member).status == 0);
   REQUIRE(fx.join(0, broadcast, js::full_member).status == 0);
@@ -474,7 +474,7 @@ TEST_CASE("predefined groups: each ipoib partition's broadcast group and every m
   CHECK(def.groups[0].rate == sa::default_group_rate);
 
   // A new configuration adds its groups and lets go of the old ones.
-  Fixture fx;
+  McFixture fx;
   REQUIRE(fx.join(0, broadcast, js::full_member).status == 0);
   fx.reg.set_partitions(conf, &fx.s);
   CHECK(fx.reg.groups().size() == 6);

@@ -43,26 +43,18 @@ using test::SaBench;
 
 namespace {
 
-constexpr uint64_t kSmKey = test::kSaBenchSmKey;
-constexpr Micros ms = 1'000;
-constexpr Micros second = 1'000'000;
-
+using namespace test::service_mask;
+using test::method_of;
+using test::ms;
+using test::second;
+using test::tid_of;
 namespace srf = wire::service_record_fields;
-constexpr uint64_t sr_bit(const wire::Field& f) { return wire::component_bit(wire::service_record_components, f); }
-constexpr uint64_t c_id = sr_bit(srf::service_id), c_gid = sr_bit(srf::service_gid),
-                   c_pkey = sr_bit(srf::service_p_key), c_lease = sr_bit(srf::service_lease),
-                   c_key = sr_bit(srf::service_key), c_name = sr_bit(srf::service_name);
-constexpr uint64_t set_mask = c_id | c_gid | c_lease | c_key | c_name;
 
 constexpr size_t kServicesPerClient = 10;
 constexpr size_t kPlainServices = 3 * kServicesPerClient;  // 30: 28 RMPP segments with the one below
 constexpr uint16_t kHiddenPKey = 0x8001;                   // a partition no port of the fabric has
 constexpr uint64_t kHiddenServiceId = 0x9999;
 
-uint8_t method_of(const MadPacket& p) {
-  return static_cast<uint8_t>(wire::get_field(p.data, wire::mad_fields::method));
-}
-uint64_t tid_of(const MadPacket& p) { return wire::get_field(p.data, wire::mad_fields::transaction_id); }
 
 // Service i of client k: every fourth has a 20 s lease, every fourth from
 // the second a 3600 s one, the rest never end.
@@ -102,7 +94,7 @@ sa::SaRequest table_request(uint16_t attribute, uint64_t sm_key = 0) {
   return req;
 }
 
-wire::InformInfo generic_trap(uint16_t trap) {
+wire::InformInfo slow_trap(uint16_t trap) {
   wire::InformInfo ii = test::generic_trap(trap);
   ii.resp_time_value = 17;
   return ii;
@@ -173,7 +165,7 @@ struct MirrorBench {
 
   static sa::SaMirrorOptions default_options() {
     sa::SaMirrorOptions o;
-    o.sm_key = kSmKey;
+    o.sm_key = test::kSaBenchSmKey;
     o.call.timeout = 100 * ms;
     o.call.retries = 2;
     return o;
@@ -289,17 +281,17 @@ struct MirrorBench {
     hidden.service_id = kHiddenServiceId;
     hidden.service_p_key = kHiddenPKey;
     hidden.service_lease = wire::service_lease_infinite;
-    answered(clients[3], b.sa(), service_request(wire::method::set, set_mask | c_pkey, hidden, kSmKey));
+    answered(clients[3], b.sa(), service_request(wire::method::set, set_mask | c_pkey, hidden, test::kSaBenchSmKey));
     registered_at = now();
 
-    subscribe(clients[0], generic_trap(wire::trap_number::link_state_change));
-    subscribe(clients[1], generic_trap(wire::trap_number::link_state_change));
-    wire::InformInfo about = generic_trap(wire::trap_number::gid_in_service);
+    subscribe(clients[0], slow_trap(wire::trap_number::link_state_change));
+    subscribe(clients[1], slow_trap(wire::trap_number::link_state_change));
+    wire::InformInfo about = slow_trap(wire::trap_number::gid_in_service);
     about.gid = clients[2].gid;
     about.resp_time_value = 19;
     subscribe(clients[1], about);
-    subscribe(clients[2], generic_trap(wire::inform_all_trap_numbers));
-    subscribe(clients[3], generic_trap(wire::trap_number::bad_m_key), kSmKey);
+    subscribe(clients[2], slow_trap(wire::inform_all_trap_numbers));
+    subscribe(clients[3], slow_trap(wire::trap_number::bad_m_key), test::kSaBenchSmKey);
     REQUIRE(b.agent->services().size() == kPlainServices + 1);
     REQUIRE(b.agent->subscriptions().size() == 5);
   }
@@ -312,7 +304,7 @@ struct MirrorBench {
     s->sm_lid = standby_lid;
     next_snapshot = s;
     sa::SaAgentOptions o;
-    o.sm_key = kSmKey;
+    o.sm_key = test::kSaBenchSmKey;
     next = std::make_unique<sa::SaAgent>(
         [this](const MadPacket& p) {
           sent_by_next.push_back(p);
@@ -357,7 +349,7 @@ TEST_CASE("mirror: one read copies every service and subscription of the master'
     if (method_of(p) != wire::method::get_table) continue;  // our ACKs of the segments
     if (wire::get_field(p.data, wire::rmpp_fields::flags) != 0) continue;
     attrs.insert(static_cast<uint16_t>(wire::get_field(p.data, wire::mad_fields::attribute_id)));
-    CHECK(wire::get_field(p.data, wire::sa_fields::sm_key) == kSmKey);
+    CHECK(wire::get_field(p.data, wire::sa_fields::sm_key) == test::kSaBenchSmKey);
     CHECK(wire::get_field(p.data, wire::sa_fields::component_mask) == 0);
     CHECK(p.address.lid == m.b.sm_lid());
   }
@@ -418,7 +410,7 @@ TEST_CASE("mirror: after apply_to the new master answers every service as the ma
   CHECK(m.next->services().size() == kPlainServices + 1);
 
   // GetTable, trusted and not, answers the very bytes the master answers.
-  for (uint64_t key : {uint64_t{0}, kSmKey}) {
+  for (uint64_t key : {uint64_t{0}, test::kSaBenchSmKey}) {
     INFO("sm_key " << key);
     auto old_table = m.answered(m.clients[1], m.b.sa(), table_request(wire::sa_attr::service_record, key));
     auto new_table = m.answered(m.clients[1], m.next_sa(), table_request(wire::sa_attr::service_record, key));
@@ -454,7 +446,7 @@ TEST_CASE("mirror: after apply_to the new master answers every service as the ma
   wire::ServiceRecord renamed = theirs;
   renamed.set_name("svc-3b");
   m.answered(m.clients[0], m.next_sa(), service_request(wire::method::set, set_mask, renamed));
-  m.answered(m.clients[1], m.next_sa(), service_request(wire::method::delete_, c_id | c_gid, renamed, kSmKey));
+  m.answered(m.clients[1], m.next_sa(), service_request(wire::method::delete_, c_id | c_gid, renamed, test::kSaBenchSmKey));
   CHECK(m.next->services().size() == kPlainServices - 1);
 }
 
@@ -568,7 +560,7 @@ TEST_CASE("mirror: a later read follows the master; a service it deleted leaves 
   // On the master: client 2 deletes one service and unsubscribes.
   const wire::ServiceRecord gone = service(2, 7, m.clients[2].gid);
   m.answered(m.clients[2], m.b.sa(), service_request(wire::method::delete_, c_id | c_gid, gone));
-  wire::InformInfo unsub = generic_trap(wire::inform_all_trap_numbers);
+  wire::InformInfo unsub = slow_trap(wire::inform_all_trap_numbers);
   unsub.subscribe = 0;
   m.subscribe(m.clients[2], unsub);
   REQUIRE(m.b.agent->subscriptions().size() == 4);
@@ -631,8 +623,8 @@ TEST_CASE("mirror: importing the same copy twice changes nothing", "[sa][mirror]
   m.read();
   m.take_over();
   auto tables = [&] {
-    auto s = m.answered(m.clients[0], m.next_sa(), table_request(wire::sa_attr::service_record, kSmKey));
-    auto i = m.answered(m.clients[0], m.next_sa(), table_request(wire::sa_attr::inform_info_record, kSmKey));
+    auto s = m.answered(m.clients[0], m.next_sa(), table_request(wire::sa_attr::service_record, test::kSaBenchSmKey));
+    auto i = m.answered(m.clients[0], m.next_sa(), table_request(wire::sa_attr::inform_info_record, test::kSaBenchSmKey));
     return std::make_pair(s.data, i.data);
   };
   const auto first = tables();
@@ -709,7 +701,7 @@ wire::InformInfoRecord record(const wire::Gid& gid, uint16_t enum_, uint16_t tra
   wire::InformInfoRecord r;
   r.subscriber_gid = gid;
   r.enum_ = enum_;
-  r.inform_info = generic_trap(trap);
+  r.inform_info = slow_trap(trap);
   return r;
 }
 

@@ -126,7 +126,7 @@ sa::SaQueryResult path_query(const sa::SaSnapshot& s, uint8_t method, uint64_t m
   return sa::run_path_query(s, e.query);
 }
 
-wire::PathRecord record(const sa::SaQueryResult& r, size_t i) {
+wire::PathRecord path_record(const sa::SaQueryResult& r, size_t i) {
   REQUIRE(i < r.count);
   auto d = wire::decode_path_record(r.record(i));
   REQUIRE(d.ok());
@@ -165,7 +165,7 @@ void check_every_pair(const sa::SaSnapshot& s, bool all_routed = true) {
           CHECK(traced->hops == expected->cables);
           REQUIRE(r.status == 0);
           REQUIRE(r.count == 1);
-          const wire::PathRecord p = record(r, 0);
+          const wire::PathRecord p = path_record(r, 0);
           CHECK(p.slid == slid);
           CHECK(p.dlid == dlid);
           CHECK(p.sgid == gid_of(s, src));
@@ -290,7 +290,7 @@ TEST_CASE("path mtu and rate are the least along the path", "[sa][path]") {
     for (const sa::EndPort& b : s.endports) {
       auto r = get_by_lids(s, a.base_lid, b.base_lid);
       REQUIRE(r.count == 1);
-      const wire::PathRecord p = record(r, 0);
+      const wire::PathRecord p = path_record(r, 0);
       if (a.ref != b.ref && !s.fabric.node(a.ref.node).is_switch() && !s.fabric.node(b.ref.node).is_switch()) {
         (p.rate == 3 ? saw_narrow : saw_wide) = true;
         CHECK(p.mtu == ((a.ref == small.ref || b.ref == small.ref) ? 1 : 4));
@@ -357,7 +357,7 @@ TEST_CASE("path selectors filter or pick", "[sa][path]") {
   };
   auto value = [&](const sa::SaQueryResult& r, uint8_t wire::PathRecord::*field) -> int {
     if (r.count != 1) return -static_cast<int>(r.status >> 8);  // -3: no records
-    return record(r, 0).*field;
+    return path_record(r, 0).*field;
   };
   namespace sel = wire::sa_selector;
   const int none = -3;
@@ -412,7 +412,7 @@ TEST_CASE("numb_path caps the paths of an lmc range, in preference order", "[sa]
   REQUIRE(table.count == 16);  // 4 x 4 LIDs
   std::set<std::pair<uint16_t, uint16_t>> seen;
   for (size_t i = 0; i < table.count; ++i) {
-    const wire::PathRecord p = record(table, i);
+    const wire::PathRecord p = path_record(table, i);
     const uint32_t si = p.slid.value - a.base_lid.value, di = p.dlid.value - b.base_lid.value;
     REQUIRE(si < 4);
     REQUIRE(di < 4);
@@ -437,13 +437,13 @@ TEST_CASE("numb_path caps the paths of an lmc range, in preference order", "[sa]
   // A Get is NumbPath 1: the base LIDs' path.
   auto one = path_query(s, wire::method::get, pr::sgid | pr::dgid, t);
   REQUIRE(one.count == 1);
-  CHECK(record(one, 0).slid == a.base_lid);
-  CHECK(record(one, 0).dlid == b.base_lid);
+  CHECK(path_record(one, 0).slid == a.base_lid);
+  CHECK(path_record(one, 0).dlid == b.base_lid);
   // SLID narrows the source to one LID of the range: 4 paths left.
   t.slid = lid_plus(a.base_lid, 3);
   auto narrowed = path_query(s, wire::method::get_table, pr::sgid | pr::dgid | pr::slid, t);
   REQUIRE(narrowed.count == 4);
-  for (size_t i = 0; i < 4; ++i) CHECK(record(narrowed, i).slid == t.slid);
+  for (size_t i = 0; i < 4; ++i) CHECK(path_record(narrowed, i).slid == t.slid);
 }
 
 TEST_CASE("reversible asks for a way back", "[sa][path]") {
@@ -457,7 +457,7 @@ TEST_CASE("reversible asks for a way back", "[sa][path]") {
 
   auto plain = get_by_lids(s, a.base_lid, b.base_lid);
   REQUIRE(plain.count == 1);
-  CHECK_FALSE(record(plain, 0).reversible);
+  CHECK_FALSE(path_record(plain, 0).reversible);
   wire::PathRecord t;
   t.reversible = true;
   CHECK(get_by_lids(s, a.base_lid, b.base_lid, pr::reversible, t).status == wire::sa_status::no_records);
@@ -469,7 +469,7 @@ TEST_CASE("reversible asks for a way back", "[sa][path]") {
   t.reversible = true;
   auto both = get_by_lids(s, b.base_lid, c.base_lid, pr::reversible, t);
   REQUIRE(both.count == 1);
-  CHECK(record(both, 0).reversible);
+  CHECK(path_record(both, 0).reversible);
 }
 
 TEST_CASE("path records resolve gids and lids, and answer the spec's statuses", "[sa][path]") {
@@ -486,8 +486,8 @@ TEST_CASE("path records resolve gids and lids, and answer the spec's statuses", 
 
   auto ok = by_gids(get, gid_of(s, a), gid_of(s, b));
   REQUIRE(ok.count == 1);
-  CHECK(record(ok, 0).slid == a.base_lid);
-  CHECK(record(ok, 0).dlid == b.base_lid);
+  CHECK(path_record(ok, 0).slid == a.base_lid);
+  CHECK(path_record(ok, 0).dlid == b.base_lid);
 
   SECTION("unknown guid, foreign prefix, unknown lid") {
     const wire::Gid unknown = wire::Gid::from_parts(s.subnet_prefix, 0x1234);
@@ -511,7 +511,7 @@ TEST_CASE("path records resolve gids and lids, and answer the spec's statuses", 
     auto r = by_gids(get, wire::Gid::from_parts(0xfe80000000000000ULL, a.guid.value),
                      wire::Gid::from_parts(0xfe80000000000000ULL, b.guid.value));
     REQUIRE(r.count == 1);
-    CHECK(record(r, 0).sgid.prefix() == 0xfec0000000000000ULL);
+    CHECK(path_record(r, 0).sgid.prefix() == 0xfec0000000000000ULL);
   }
   SECTION("sgid and slid must name the same port") {
     wire::PathRecord t;
@@ -525,11 +525,11 @@ TEST_CASE("path records resolve gids and lids, and answer the spec's statuses", 
     t.p_key = 0xFFFF;
     auto full = by_gids(get, gid_of(s, a), gid_of(s, b), pr::p_key, t);
     REQUIRE(full.count == 1);
-    CHECK(record(full, 0).p_key == 0xFFFF);
+    CHECK(path_record(full, 0).p_key == 0xFFFF);
     t.p_key = 0x7FFF;
     auto limited = by_gids(get, gid_of(s, a), gid_of(s, b), pr::p_key, t);
     REQUIRE(limited.count == 1);
-    CHECK(record(limited, 0).p_key == 0x7FFF);
+    CHECK(path_record(limited, 0).p_key == 0x7FFF);
     t.p_key = 0x8001;
     CHECK(by_gids(get, gid_of(s, a), gid_of(s, b), pr::p_key, t).status == wire::sa_status::no_records);
     CHECK(by_gids(table, gid_of(s, a), gid_of(s, b), pr::p_key, t).count == 0);
@@ -549,7 +549,7 @@ TEST_CASE("path records resolve gids and lids, and answer the spec's statuses", 
                        return t;
                      }());
     REQUIRE(r.count == 1);
-    const wire::PathRecord p = record(r, 0);
+    const wire::PathRecord p = path_record(r, 0);
     CHECK(p.service_id == t.service_id);
     CHECK(p.tclass == 0x20);
     CHECK(p.flow_label == 0x12345);
@@ -566,8 +566,8 @@ TEST_CASE("path records resolve gids and lids, and answer the spec's statuses", 
     REQUIRE(to_b.status == 0);
     REQUIRE(to_b.count == s.endports.size());
     for (size_t i = 0; i < to_b.count; ++i) {
-      CHECK(record(to_b, i).sgid == gid_of(s, s.endports[i]));  // port GUID order
-      CHECK(record(to_b, i).dlid == b.base_lid);
+      CHECK(path_record(to_b, i).sgid == gid_of(s, s.endports[i]));  // port GUID order
+      CHECK(path_record(to_b, i).dlid == b.base_lid);
     }
 
     t = {};
@@ -576,8 +576,8 @@ TEST_CASE("path records resolve gids and lids, and answer the spec's statuses", 
     REQUIRE(all.status == 0);
     REQUIRE(all.count == s.endports.size());
     for (size_t i = 0; i < all.count; ++i) {
-      CHECK(record(all, i).dgid == gid_of(s, s.endports[i]));  // port GUID order
-      CHECK(record(all, i).sgid == gid_of(s, a));
+      CHECK(path_record(all, i).dgid == gid_of(s, s.endports[i]));  // port GUID order
+      CHECK(path_record(all, i).sgid == gid_of(s, a));
     }
     // Nothing named: every pair, sources major, whoever asks (osmtest -f v
     // compares its first records with a query from the lowest port).
@@ -585,8 +585,8 @@ TEST_CASE("path records resolve gids and lids, and answer the spec's statuses", 
     auto world = path_query(s, table, 0, {}, b.base_lid);
     REQUIRE(world.count == n * n);
     for (size_t i = 0; i < world.count; i += n + 1) {
-      CHECK(record(world, i).sgid == gid_of(s, s.endports[i / n]));
-      CHECK(record(world, i).dgid == gid_of(s, s.endports[i % n]));
+      CHECK(path_record(world, i).sgid == gid_of(s, s.endports[i / n]));
+      CHECK(path_record(world, i).dgid == gid_of(s, s.endports[i % n]));
     }
     CHECK(path_query(s, get, pr::sgid, t).status == wire::sa_status::too_many_records);
   }
@@ -595,7 +595,7 @@ TEST_CASE("path records resolve gids and lids, and answer the spec's statuses", 
     const uint8_t expected = static_cast<uint8_t>((a.base_lid.value * 3 + b.base_lid.value) % 16);
     auto r = by_gids(get, gid_of(s, a), gid_of(s, b));
     REQUIRE(r.count == 1);
-    CHECK(record(r, 0).sl == expected);
+    CHECK(path_record(r, 0).sl == expected);
     wire::PathRecord t;
     t.sl = expected;
     CHECK(by_gids(get, gid_of(s, a), gid_of(s, b), pr::sl, t).count == 1);
@@ -755,11 +755,11 @@ TEST_CASE("path records respect partitions: shared key with a full member, reque
   SECTION("no P_Key asked: the lowest partition shared with a full member, as the source holds it") {
     auto r = between(h1, h2, h1.base_lid);
     REQUIRE(r.count == 1);
-    CHECK(record(r, 0).p_key == 0x8001);
+    CHECK(path_record(r, 0).p_key == 0x8001);
     // H1 and H4 share only the Default partition (H1 full, H4 limited).
     auto d = between(h4, h1, h1.base_lid);
     REQUIRE(d.count == 1);
-    CHECK(record(d, 0).p_key == 0x7FFF);
+    CHECK(path_record(d, 0).p_key == 0x7FFF);
   }
   SECTION("limited with limited is no path; neither is a pair with nothing shared") {
     CHECK(between(h2, h3, h1.base_lid).status == wire::sa_status::no_records);
@@ -780,7 +780,7 @@ TEST_CASE("path records respect partitions: shared key with a full member, reque
     t.p_key = 0x8001;
     auto r = between(h1, h2, h1.base_lid, pr::p_key, t);
     REQUIRE(r.count == 1);
-    CHECK(record(r, 0).p_key == 0x8001);
+    CHECK(path_record(r, 0).p_key == 0x8001);
     CHECK(between(h1, h3, h1.base_lid, pr::p_key, t).status == wire::sa_status::no_records);
     t.p_key = 0x0002;
     CHECK(between(h1, h3, h1.base_lid, pr::p_key, t).status == wire::sa_status::no_records);
@@ -848,8 +848,8 @@ TEST_CASE("PathRecords carry the SLs of the engine the sweep routed with (dfsssp
       const auto r = get_by_lids(s, src.base_lid, dst.base_lid);
       REQUIRE(r.status == 0);
       const uint8_t expected = engine.path_sl(routing::RoutingInput{.graph = graph}, src.base_lid, dst.base_lid);
-      CHECK(record(r, 0).sl == expected);
-      seen.insert(record(r, 0).sl);
+      CHECK(path_record(r, 0).sl == expected);
+      seen.insert(path_record(r, 0).sl);
     }
   }
   CHECK(seen.size() == engine.layers());

@@ -42,7 +42,7 @@ sa::SaQueryResult query(const sa::SaSnapshot& s, const sa::EndPort& a, const sa:
   return sa::run_path_query(s, e.query);
 }
 
-wire::PathRecord record(const sa::SaQueryResult& r, size_t i) {
+wire::PathRecord qos_path_record(const sa::SaQueryResult& r, size_t i) {
   auto d = wire::decode_path_record(r.record(i));
   REQUIRE(d.ok());
   return *d;
@@ -54,7 +54,7 @@ wire::PathRecord path(const sa::SaSnapshot& s, const sa::EndPort& a, const sa::E
   t.service_id = service_id;
   auto r = query(s, a, b, more, t);
   REQUIRE(r.count == 1);
-  return record(r, 0);
+  return qos_path_record(r, 0);
 }
 
 // A GetMulti from `a` to each of `to`, with `more` of `fixed` in the mask.
@@ -239,16 +239,16 @@ end-qos-match-rules
   SECTION("a P_Key asked that the level does not list: no path (OpenSM ERR 1F1D)") {
     CHECK(query(s, h1, h2, kPKey, asked).status == wire::sa_status::no_records);
     asked.p_key = 0x8002;
-    CHECK(record(query(s, h1, h2, kPKey, asked), 0).p_key == 0x8002);
+    CHECK(qos_path_record(query(s, h1, h2, kPKey, asked), 0).p_key == 0x8002);
     asked.p_key = 0x0002;  // the level's partition, answered as asked
-    CHECK(record(query(s, h1, h2, kPKey, asked), 0).p_key == 0x0002);
+    CHECK(qos_path_record(query(s, h1, h2, kPKey, asked), 0).p_key == 0x0002);
   }
   SECTION("a pair that shares none of the level's P_Keys has no path; raw traffic carries none") {
     CHECK(query(s, h1, h3).status == wire::sa_status::no_records);  // h1 and h3 share C only
     CHECK(query(s, h3, h1).status == wire::sa_status::no_records);
     wire::PathRecord raw;
     raw.raw_traffic = true;
-    CHECK(record(query(s, h1, h3, kRawTraffic, raw), 0).p_key == 0);
+    CHECK(qos_path_record(query(s, h1, h3, kRawTraffic, raw), 0).p_key == 0);
     // A table from h1: itself and h2, not h3.
     wire::PathRecord t;
     t.sgid = wire::Gid::from_parts(s.subnet_prefix, h1.guid.value);
@@ -256,13 +256,13 @@ end-qos-match-rules
                                  wire::sa_record_size::path);
     auto table = sa::run_path_query(s, e.query);
     REQUIRE(table.count == 2);
-    for (size_t i = 0; i < table.count; ++i) CHECK(record(table, i).p_key == 0x8002);
+    for (size_t i = 0; i < table.count; ++i) CHECK(qos_path_record(table, i).p_key == 0x8002);
   }
   SECTION("multipath records follow the level's P_Keys too") {
     auto r = multi_path(s, h1, {&h2, &h3});
     REQUIRE(r.count == 1);
-    CHECK(record(r, 0).p_key == 0x8002);
-    CHECK(record(r, 0).dgid.interface_id() == h2.guid.value);
+    CHECK(qos_path_record(r, 0).p_key == 0x8002);
+    CHECK(qos_path_record(r, 0).dgid.interface_id() == h2.guid.value);
     wire::MultiPathRecord fixed;
     fixed.p_key = 0x8001;
     const uint64_t p_key =
@@ -299,7 +299,7 @@ end-qos-levels
     REQUIRE(r.count == bits.size() * bits.size());
     std::set<std::pair<uint16_t, uint16_t>> seen;
     for (size_t i = 0; i < r.count; ++i) {
-      const wire::PathRecord p = record(r, i);
+      const wire::PathRecord p = qos_path_record(r, i);
       const auto [so, d] = offsets(p);
       CHECK(allowed.count(so) == 1);
       CHECK(allowed.count(d) == 1);
@@ -327,7 +327,7 @@ end-qos-levels
     t.dlid = h2.base_lid;
     CHECK(query(s, h1, h2, kDlid, t).status == wire::sa_status::no_records);
     t.dlid = Lid{static_cast<uint16_t>(h2.base_lid.value + 1)};
-    CHECK(offsets(record(query(s, h1, h2, kDlid, t), 0)) == std::pair<uint16_t, uint16_t>(1, 1));
+    CHECK(offsets(qos_path_record(query(s, h1, h2, kDlid, t), 0)) == std::pair<uint16_t, uint16_t>(1, 1));
   }
   SECTION("path bits beyond the LMC leave no LID, so no path") {
     s.qos_policy = policy(

@@ -10,9 +10,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "mad/base/clock.h"
+#include "mad/transport.h"
 #include "mad/wire/inform_info.h"
-
+#include "mad/wire/mad_header.h"
 #include "mad/wire/sa/component_mask.h"
+#include "mad/wire/sa/service_record.h"
 #include "sa/client.h"
 #include "sa/query.h"
 #include "sa/snapshot.h"
@@ -22,6 +25,28 @@
 #include "tests/sm/sweep/sweep_harness.h"
 
 namespace ibsm::test {
+
+inline constexpr Micros ms = 1'000;
+inline constexpr Micros second = 1'000'000;
+
+inline uint8_t method_of(const MadPacket& p) {
+  return static_cast<uint8_t>(wire::get_field(p.data, wire::mad_fields::method));
+}
+inline uint64_t tid_of(const MadPacket& p) { return wire::get_field(p.data, wire::mad_fields::transaction_id); }
+
+// ServiceRecord ComponentMask bits (IBA 15.2.5.14), and those a registration sets.
+constexpr uint64_t service_record_bit(const wire::Field& f) {
+  return wire::component_bit(wire::service_record_components, f);
+}
+namespace service_mask {
+inline constexpr uint64_t c_id = service_record_bit(wire::service_record_fields::service_id),
+                          c_gid = service_record_bit(wire::service_record_fields::service_gid),
+                          c_pkey = service_record_bit(wire::service_record_fields::service_p_key),
+                          c_lease = service_record_bit(wire::service_record_fields::service_lease),
+                          c_key = service_record_bit(wire::service_record_fields::service_key),
+                          c_name = service_record_bit(wire::service_record_fields::service_name);
+inline constexpr uint64_t set_mask = c_id | c_gid | c_lease | c_key | c_name;
+}  // namespace service_mask
 
 inline sa::SaSnapshotOptions sa_options() {
   sa::SaSnapshotOptions o;
@@ -67,7 +92,7 @@ EncodedQuery encoded_query(uint8_t method, uint16_t attribute, uint64_t mask, co
                            Lid requester = {}, bool trusted = false) {
   EncodedQuery e;
   e.bytes.resize(size);
-  wire::encode(tmpl, e.bytes);
+  encode(tmpl, e.bytes);
   e.query.method = method;
   e.query.attribute = attribute;
   e.query.component_mask = mask;
@@ -160,7 +185,7 @@ sa::SaRequest sa_request(uint8_t method, uint16_t attribute, uint64_t mask, cons
   req.attribute = attribute;
   req.component_mask = mask;
   req.data.assign(record_size, 0);
-  wire::encode(record, req.data);
+  encode(record, req.data);
   return req;
 }
 

@@ -17,10 +17,9 @@ using test::decoded;
 namespace {
 
 // ComponentMask bits of ServiceRecord (IBA 15.2.5.14).
-constexpr uint64_t c_id = 1ULL << 0, c_gid = 1ULL << 1, c_pkey = 1ULL << 2, c_lease = 1ULL << 4,
-                   c_key = 1ULL << 5, c_name = 1ULL << 6;
+using namespace test::service_mask;
 constexpr uint64_t c_data8_0 = 1ULL << 7, c_data16_0 = 1ULL << 23;
-constexpr Micros second = 1'000'000;
+using test::second;
 
 struct Fixture {
   sa::SaSnapshot s = test::offline_snapshot(test::two_port_hca_fabric());
@@ -53,12 +52,11 @@ sa::SaQueryResult run(sa::ServiceRegistry& reg, const sa::SaSnapshot& s, uint8_t
   return reg.handle(s, e.query, now);
 }
 
-wire::ServiceRecord record(const sa::SaQueryResult& r, size_t i) {
+wire::ServiceRecord service_record(const sa::SaQueryResult& r, size_t i) {
   REQUIRE(i < r.count);
   return decoded(wire::decode_service_record(r.record(i)));
 }
 
-constexpr uint64_t set_mask = c_id | c_gid | c_lease | c_key | c_name;
 
 }  // namespace
 
@@ -71,7 +69,7 @@ TEST_CASE("service records are registered, found, replaced and deleted", "[sa][s
   REQUIRE(set.status == 0);
   REQUIRE(set.count == 1);
   CHECK(set.attr_offset == 22);
-  auto stored = record(set, 0);
+  auto stored = service_record(set, 0);
   CHECK(stored.name() == "alpha");
   CHECK(stored.service_lease == 60);
   CHECK(stored.service_p_key == 0xFFFF);                  // not selected: the default P_Key
@@ -82,24 +80,24 @@ TEST_CASE("service records are registered, found, replaced and deleted", "[sa][s
   auto by_name = run(reg, f.s, wire::method::get_table, c_name, service(0, {}, 0, "alpha"), f.lid(3));
   REQUIRE(by_name.status == 0);
   REQUIRE(by_name.count == 1);
-  CHECK(record(by_name, 0).service_id == 0x10);
+  CHECK(service_record(by_name, 0).service_id == 0x10);
   auto by_id = run(reg, f.s, wire::method::get, c_id, service(0x10, {}, 0, ""), f.lid(3));
   REQUIRE(by_id.status == 0);
-  CHECK(record(by_id, 0).name() == "alpha");
+  CHECK(service_record(by_id, 0).name() == "alpha");
 
   // The same identity replaces; another ServiceID adds.
   auto a2 = service(0x10, f.gid(0), 60, "alpha-2");
   REQUIRE(run(reg, f.s, wire::method::set, set_mask, a2, f.lid(0)).status == 0);
   CHECK(reg.size() == 1);
-  CHECK(record(run(reg, f.s, wire::method::get, c_id, a2, f.lid(0)), 0).name() == "alpha-2");
+  CHECK(service_record(run(reg, f.s, wire::method::get, c_id, a2, f.lid(0)), 0).name() == "alpha-2");
   REQUIRE(run(reg, f.s, wire::method::set, set_mask, service(0x08, f.gid(0), 60, "beta"), f.lid(0)).status == 0);
   CHECK(reg.size() == 2);
 
   // GetTable with no mask: every record, ServiceID order.
   auto all = run(reg, f.s, wire::method::get_table, 0, {}, f.lid(1));
   REQUIRE(all.count == 2);
-  CHECK(record(all, 0).service_id == 0x08);
-  CHECK(record(all, 1).service_id == 0x10);
+  CHECK(service_record(all, 0).service_id == 0x08);
+  CHECK(service_record(all, 1).service_id == 0x10);
   // Get of two: too many; of none: no records; GetTable of none: empty success.
   CHECK(run(reg, f.s, wire::method::get, 0, {}, f.lid(1)).status == wire::sa_status::too_many_records);
   CHECK(run(reg, f.s, wire::method::get, c_id, service(0x99, {}, 0, ""), f.lid(1)).status ==
@@ -112,7 +110,7 @@ TEST_CASE("service records are registered, found, replaced and deleted", "[sa][s
   auto del = run(reg, f.s, wire::method::delete_, c_id | c_gid, service(0x10, f.gid(0), 0, ""), f.lid(0));
   REQUIRE(del.status == 0);
   REQUIRE(del.count == 1);
-  CHECK(record(del, 0).name() == "alpha-2");
+  CHECK(service_record(del, 0).name() == "alpha-2");
   CHECK(reg.size() == 1);
   CHECK(run(reg, f.s, wire::method::delete_, c_id | c_gid, service(0x10, f.gid(0), 0, ""), f.lid(0)).status ==
         wire::sa_status::no_records);
@@ -135,7 +133,7 @@ TEST_CASE("service leases end on time, restart on replace, and 0xFFFFFFFF never 
   // No lease selected: infinite, as the answer says.
   auto unleased = run(reg, f.s, wire::method::set, c_id | c_gid, service(3, f.gid(0), 5, "x"), f.lid(0), 0);
   REQUIRE(unleased.status == 0);
-  CHECK(record(unleased, 0).service_lease == wire::service_lease_infinite);
+  CHECK(service_record(unleased, 0).service_lease == wire::service_lease_infinite);
   REQUIRE(reg.next_expiry() == 10 * second);
 
   auto find = [&](uint64_t id, Micros now) {
@@ -178,13 +176,13 @@ TEST_CASE("only the owner changes a service record, unless the request is truste
   CHECK(run(reg, f.s, wire::method::set, set_mask, mine, Lid{999}).status == wire::sa_status::req_denied);
   // The owner's other port is another GID: not the owner either.
   CHECK(run(reg, f.s, wire::method::delete_, c_id | c_gid, mine, f.lid(1)).status == wire::sa_status::req_denied);
-  CHECK(record(run(reg, f.s, wire::method::get, c_id, mine, f.lid(2)), 0).name() == "mine");
+  CHECK(service_record(run(reg, f.s, wire::method::get, c_id, mine, f.lid(2)), 0).name() == "mine");
 
   // An SM_Key holder may, and sees the ServiceKey.
   auto replaced = run(reg, f.s, wire::method::set, set_mask, theirs, f.lid(2), 0, true);
   REQUIRE(replaced.status == 0);
-  CHECK(record(replaced, 0).service_key == theirs.service_key);
-  CHECK(record(run(reg, f.s, wire::method::get, c_id, mine, f.lid(2), 0, true), 0).name() == "hijacked");
+  CHECK(service_record(replaced, 0).service_key == theirs.service_key);
+  CHECK(service_record(run(reg, f.s, wire::method::get, c_id, mine, f.lid(2), 0, true), 0).name() == "hijacked");
   REQUIRE(run(reg, f.s, wire::method::delete_, c_id | c_gid, mine, f.lid(2), 0, true).status == 0);
   CHECK(reg.size() == 0);
 }
@@ -263,7 +261,7 @@ TEST_CASE("service GetTable with random masks returns what a naive filter keeps"
   wire::ServiceRecord t;
   t.data16[0] = 1;
   auto ones = run(reg, f.s, wire::method::get_table, c_data16_0, t, f.lid(0), 0, true);
-  for (size_t i = 0; i < ones.count; ++i) CHECK(record(ones, i).data16[0] == 1);
+  for (size_t i = 0; i < ones.count; ++i) CHECK(service_record(ones, i).data16[0] == 1);
   t.data8[0] = 2;
   auto both = run(reg, f.s, wire::method::get_table, c_data16_0 | c_data8_0, t, f.lid(0), 0, true);
   CHECK(both.count <= ones.count);
@@ -281,11 +279,11 @@ TEST_CASE("a service gid names its port by the interface id, whatever the prefix
   auto rec = service(0x10, zero_prefix, 100, "zero prefix");
   auto set = run(reg, f.s, wire::method::set, set_mask, rec, f.lid(0));
   REQUIRE(set.status == 0);
-  CHECK(record(set, 0).service_gid == zero_prefix);
+  CHECK(service_record(set, 0).service_gid == zero_prefix);
   auto got = run(reg, f.s, wire::method::get, c_id | c_gid, rec, f.lid(0));
   REQUIRE(got.status == 0);
-  CHECK(record(got, 0).service_gid == zero_prefix);
-  CHECK(record(got, 0).name() == "zero prefix");
+  CHECK(service_record(got, 0).service_gid == zero_prefix);
+  CHECK(service_record(got, 0).name() == "zero prefix");
   // Still only the port's own requests own it: another port is refused.
   CHECK(run(reg, f.s, wire::method::set, set_mask, service(0x11, zero_prefix, 1, "x"), f.lid(2)).status ==
         wire::sa_status::req_denied);

@@ -23,7 +23,8 @@ using test::must;
 
 namespace {
 
-constexpr Micros ms = 1000;
+using test::ms;
+using test::tid_of;
 
 // The two-switch fabric of sa_fixtures.h without "Hca2".
 Fabric fabric_without_hca2() {
@@ -45,10 +46,10 @@ Hca 2 "Hca1"
   return must(read_netfile(net, "without-hca2"));
 }
 
-struct Fixture {
+struct SubscriptionFixture {
   sa::SaSnapshot s = test::offline_snapshot(test::two_port_hca_fabric());
   std::vector<const sa::EndPort*> cas;  // CA ports, ascending GUID: Hca1 1, 2, Hca2 1, 2
-  Fixture() {
+  SubscriptionFixture() {
     for (const sa::EndPort& e : s.endports)
       if (!s.fabric.node(e.ref.node).is_switch()) cas.push_back(&e);
     REQUIRE(cas.size() == 4);
@@ -101,7 +102,6 @@ MadPacket report_response(uint64_t tid) {
   return p;
 }
 
-uint64_t tid_of(const MadPacket& p) { return decoded(wire::decode_mad_header(p.data)).tid; }
 
 // The InformInfoRecord ComponentMask bit of the component named `name`.
 uint64_t record_bit(std::string_view name) {
@@ -119,7 +119,7 @@ std::vector<uint16_t> sorted(std::vector<uint16_t> v) {
 }  // namespace
 
 TEST_CASE("subscribe, resubscribe and unsubscribe", "[sa][subscriptions]") {
-  Fixture f;
+  SubscriptionFixture f;
   sa::Subscriptions subs;
   auto t64 = generic_trap(wire::trap_number::gid_in_service);
   auto ok = inform(subs, f.s, t64, f.lid(0));
@@ -148,7 +148,7 @@ TEST_CASE("subscribe, resubscribe and unsubscribe", "[sa][subscriptions]") {
 }
 
 TEST_CASE("osmtest -f v's subscription: every field zero, from the GSI, unsubscribed with QPN 1", "[sa][subscriptions]") {
-  Fixture f;
+  SubscriptionFixture f;
   sa::Subscriptions subs;
   wire::InformInfo zero;  // GID 0, LIDRangeBegin 0, vendor-specific type 0, trap 0, QPN 0
   zero.is_generic = 0;
@@ -169,7 +169,7 @@ TEST_CASE("osmtest -f v's subscription: every field zero, from the GSI, unsubscr
 }
 
 TEST_CASE("bad subscriptions are refused with the Subscribe bit cleared", "[sa][subscriptions]") {
-  Fixture f;
+  SubscriptionFixture f;
   sa::Subscriptions subs(sa::SubscriptionOptions{.max_subscriptions = 3});
   auto refused = [&](wire::InformInfo ii, uint16_t status, Lid from = Lid{}, bool trusted = false) {
     auto r = inform(subs, f.s, ii, from.value ? from : f.lid(0), trusted);
@@ -219,7 +219,7 @@ TEST_CASE("bad subscriptions are refused with the Subscribe bit cleared", "[sa][
 }
 
 TEST_CASE("InformInfoRecords list subscriptions by subscriber and Enum", "[sa][subscriptions]") {
-  Fixture f;
+  SubscriptionFixture f;
   sa::Subscriptions subs;
   auto a = generic_trap(wire::trap_number::gid_in_service);
   a.qpn = 0x1234;  // the QP the Set comes from, below
@@ -268,7 +268,7 @@ TEST_CASE("InformInfoRecords list subscriptions by subscriber and Enum", "[sa][s
 }
 
 TEST_CASE("a notice is reported to the subscriptions it matches", "[sa][subscriptions]") {
-  Fixture f;
+  SubscriptionFixture f;
   sa::Subscriptions subs;
   const Lid sm = f.s.sm_lid;
   // 0: every trap 64; 1: trap 65 about Hca2 port 1; 2: vendor notices; 3:
@@ -337,7 +337,7 @@ TEST_CASE("a notice is reported to the subscriptions it matches", "[sa][subscrip
 TEST_CASE("a Report carries the notice to the subscriber's LID and QP", "[sa][subscriptions]") {
   // The QP the subscriber sent its Set from (OpenSM keeps that as the
   // subscription's QPN; osmtest -f v relies on it).
-  Fixture f;
+  SubscriptionFixture f;
   sa::Subscriptions subs;
   auto ii = generic_trap(wire::trap_number::gid_out_of_service);
   ii.qpn = 0x1234;  // what the record says is not where the Reports go
@@ -368,7 +368,7 @@ TEST_CASE("a Report carries the notice to the subscriber's LID and QP", "[sa][su
 }
 
 TEST_CASE("Reports are retried on the subscriber's response time and then given up", "[sa][subscriptions]") {
-  Fixture f;
+  SubscriptionFixture f;
   sa::Subscriptions subs;  // 3 retries, 200 ms floor
   auto slow = generic_trap(wire::trap_number::gid_in_service);
   slow.resp_time_value = 18;  // 4.096 us * 2^18 = 1.073741824 s
@@ -426,7 +426,7 @@ TEST_CASE("Reports are retried on the subscriber's response time and then given 
 // the TID's high 32 bits (ib_umad does on the way out, umad2sim does not
 // undo it on the way in): the low 32 bits are the Report's.
 TEST_CASE("a ReportResponse is matched by the low 32 bits of its TID", "[sa][subscriptions]") {
-  Fixture f;
+  SubscriptionFixture f;
   sa::Subscriptions subs;
   REQUIRE(inform(subs, f.s, generic_trap(wire::trap_number::gid_out_of_service), f.lid(1)).status == 0);
   subs.publish(notice_about(65, f.gid(3), f.s.sm_lid), 0);
@@ -439,7 +439,7 @@ TEST_CASE("a ReportResponse is matched by the low 32 bits of its TID", "[sa][sub
 }
 
 TEST_CASE("at most max_outstanding_reports Reports are in flight", "[sa][subscriptions]") {
-  Fixture f;
+  SubscriptionFixture f;
   sa::Subscriptions subs(sa::SubscriptionOptions{.max_outstanding_reports = 2});
   for (size_t i = 0; i < 4; ++i)
     REQUIRE(inform(subs, f.s, generic_trap(wire::trap_number::gid_in_service), f.lid(i)).status == 0);
@@ -477,7 +477,7 @@ TEST_CASE("at most max_outstanding_reports Reports are in flight", "[sa][subscri
 }
 
 TEST_CASE("SM notices for ports that leave and come, and prune", "[sa][subscriptions][notices]") {
-  Fixture f;
+  SubscriptionFixture f;
   const sa::SaSnapshot after = test::offline_snapshot(fabric_without_hca2());
   REQUIRE(after.endports.size() == f.s.endports.size() - 2);
 

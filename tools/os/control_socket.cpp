@@ -30,14 +30,13 @@ ControlAnswer control_error(std::string message) { return ControlAnswer{false, s
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 std::string errno_text() { return std::strerror(errno); }
 
-ControlWords split_words(std::string_view line) {
+ControlWords control_words(std::string_view line) {
   ControlWords words;
-  std::istringstream in{std::string(line)};
-  for (std::string w; in >> w;) words.push_back(w);
+  for (std::string_view w : split_words(line)) words.emplace_back(w);
   return words;
 }
 
@@ -91,7 +90,7 @@ struct ControlServer::Impl {
     int fd = -1;
     std::string in, out;
     size_t written = 0;
-    Clock::time_point deadline;
+    SteadyClock::time_point deadline;
     enum class Phase { reading, waiting, writing } phase = Phase::reading;
   };
   struct Pending {
@@ -168,7 +167,7 @@ struct ControlServer::Impl {
       if (fd < 0) return;  // EAGAIN: no more; anything else: try at the next wake
       Conn c;
       c.fd = fd;
-      c.deadline = Clock::now() + options.io_timeout;
+      c.deadline = SteadyClock::now() + options.io_timeout;
       const uint64_t id = next_id++;
       if (auto why = refusal(fd)) {
         event(fmt::format("control socket: refused {}", *why));
@@ -185,7 +184,7 @@ struct ControlServer::Impl {
     c.out = render_answer(a);
     c.written = 0;
     c.phase = Conn::Phase::writing;
-    c.deadline = Clock::now() + options.io_timeout;
+    c.deadline = SteadyClock::now() + options.io_timeout;
   }
 
   // false: the connection is done with (closed by the caller).
@@ -210,7 +209,7 @@ struct ControlServer::Impl {
         answer(c, control_error(fmt::format("request longer than {} bytes", kMaxRequest)));
         return true;
       }
-      ControlWords words = split_words(std::string_view(c.in).substr(0, nl));
+      ControlWords words = control_words(std::string_view(c.in).substr(0, nl));
       if (words.empty()) {
         answer(c, control_error("empty request"));
         return true;
@@ -253,18 +252,18 @@ struct ControlServer::Impl {
       }
       std::vector<pollfd> fds{{listen_fd, POLLIN, 0}, {thread_wake, POLLIN, 0}};
       std::vector<uint64_t> ids;
-      auto soonest = Clock::now() + std::chrono::seconds(10);
+      auto soonest = SteadyClock::now() + std::chrono::seconds(10);
       for (auto& [id, c] : conns) {
         if (c.phase == Conn::Phase::waiting) continue;  // the main thread has it: no deadline
         fds.push_back({c.fd, static_cast<short>(c.phase == Conn::Phase::reading ? POLLIN : POLLOUT), 0});
         ids.push_back(id);
         soonest = std::min(soonest, c.deadline);
       }
-      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(soonest - Clock::now()).count() + 1;
+      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(soonest - SteadyClock::now()).count() + 1;
       if (::poll(fds.data(), fds.size(), static_cast<int>(std::max<int64_t>(wait, 0))) < 0 && errno != EINTR) return;
       if (fds[1].revents) drain(thread_wake);
       if (fds[0].revents & POLLIN) accept_all();
-      const auto now = Clock::now();
+      const auto now = SteadyClock::now();
       for (size_t i = 0; i < ids.size(); ++i) {
         auto it = conns.find(ids[i]);
         if (it == conns.end()) continue;
@@ -399,10 +398,10 @@ Result<ControlAnswer> control_call(const std::string& path, const ControlWords& 
   std::string line;
   for (const auto& w : words) line += (line.empty() ? "" : " ") + w;
   line += '\n';
-  const auto deadline = Clock::now() + timeout;
+  const auto deadline = SteadyClock::now() + timeout;
   auto wait_for = [&](short events) -> Status {
     for (;;) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now()).count();
       if (left <= 0) return timeout_error(fmt::format("no answer from the daemon at {} within {} ms", path, timeout.count()));
       pollfd p{fd, events, 0};
       int n = ::poll(&p, 1, static_cast<int>(left));

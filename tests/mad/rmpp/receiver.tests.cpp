@@ -10,19 +10,19 @@ namespace {
 using testing::Prng;
 using testing::rmpp_of;
 
-constexpr uint64_t kTid = 0x0000'0002'0000'0010;
+constexpr uint64_t kReceiverTid = 0x0000'0002'0000'0010;
 const MadAddress kSa{.lid = Lid(1), .qp = 1, .qkey = wire::qp1_qkey};
 namespace st = wire::rmpp_status;
 
-struct Fixture {
+struct ReceiverFixture {
   std::vector<MadPacket> out;
   ReceiverOptions options;
   std::unique_ptr<RmppReceiver> receiver;
-  wire::MadBuffer header = testing::sa_response_header(kTid);
+  wire::MadBuffer header = testing::sa_response_header(kReceiverTid);
   std::vector<uint8_t> data;
   std::vector<wire::MadBuffer> segments;
 
-  explicit Fixture(size_t bytes, uint32_t window = 4, ReceiverOptions o = {}) : options(o) {
+  explicit ReceiverFixture(size_t bytes, uint32_t window = 4, ReceiverOptions o = {}) : options(o) {
     options.window = window;
     options.total_timeout = 100'000;
     Prng prng(bytes);
@@ -43,7 +43,7 @@ struct Fixture {
 };
 
 TEST_CASE("receiver: ACKs segment 1, each window end and the last segment", "[rmpp][receiver]") {
-  Fixture f(2'000, 4);  // 10 segments
+  ReceiverFixture f(2'000, 4);  // 10 segments
   f.feed(1);
   REQUIRE(f.out.size() == 1);
   CHECK(f.last().type == wire::rmpp_type::ack);
@@ -68,7 +68,7 @@ TEST_CASE("receiver: ACKs segment 1, each window end and the last segment", "[rm
 }
 
 TEST_CASE("receiver: a single segment is ACKed with window 1, like Linux", "[rmpp][receiver]") {
-  Fixture f(37);
+  ReceiverFixture f(37);
   f.feed(1);
   CHECK(f.receiver->state() == TransferState::done);
   CHECK(f.last().segment_number() == 1);
@@ -77,7 +77,7 @@ TEST_CASE("receiver: a single segment is ACKed with window 1, like Linux", "[rmp
 }
 
 TEST_CASE("receiver: duplicates and out-of-order segments re-ACK the last in-order one", "[rmpp][receiver]") {
-  Fixture f(2'000, 4);
+  ReceiverFixture f(2'000, 4);
   f.feed(1);
   f.feed(2);
   f.feed(4);  // 3 lost
@@ -99,7 +99,7 @@ TEST_CASE("receiver: duplicates and out-of-order segments re-ACK the last in-ord
 }
 
 TEST_CASE("receiver: segments before segment 1 are dropped quietly", "[rmpp][receiver]") {
-  Fixture f(2'000);
+  ReceiverFixture f(2'000);
   f.feed(3);
   f.feed(2);
   CHECK(f.out.empty());
@@ -137,7 +137,7 @@ TEST_CASE("receiver: inconsistent headers are ABORTed with the matching status",
   };
   for (const Case& c : cases) {
     CAPTURE(c.what);
-    Fixture f(2'000);
+    ReceiverFixture f(2'000);
     for (uint32_t s = 1; s <= c.before; ++s) f.feed(s);
     f.feed(f.segment_with(c.seg, c.change));
     CHECK(f.receiver->state() == TransferState::aborted);
@@ -154,7 +154,7 @@ TEST_CASE("receiver: inconsistent headers are ABORTed with the matching status",
 }
 
 TEST_CASE("receiver: the sender's ABORT ends the transfer quietly", "[rmpp][receiver]") {
-  Fixture f(2'000);
+  ReceiverFixture f(2'000);
   f.feed(1);
   f.feed(make_control(f.header, {.type = wire::rmpp_type::abort, .status = st::too_many_retries}, false, Layout{}));
   CHECK(f.receiver->state() == TransferState::aborted);
@@ -164,7 +164,7 @@ TEST_CASE("receiver: the sender's ABORT ends the transfer quietly", "[rmpp][rece
 }
 
 TEST_CASE("receiver: total time too long", "[rmpp][receiver]") {
-  Fixture f(2'000);
+  ReceiverFixture f(2'000);
   f.feed(1);
   f.receiver->poll(99'999);
   CHECK(f.receiver->state() == TransferState::active);
@@ -178,7 +178,7 @@ TEST_CASE("receiver: too much data is refused with STOP resources_exhausted", "[
   SECTION("announced in segment 1") {
     ReceiverOptions o;
     o.max_data_bytes = 1'000;
-    Fixture f(2'000, 4, o);
+    ReceiverFixture f(2'000, 4, o);
     f.feed(1);
     CHECK(f.last().type == wire::rmpp_type::stop);
     CHECK(f.last().status == st::resources_exhausted);
@@ -187,7 +187,7 @@ TEST_CASE("receiver: too much data is refused with STOP resources_exhausted", "[
   SECTION("not announced, reached") {
     ReceiverOptions o;
     o.max_data_bytes = 1'000;
-    Fixture f(2'000, 32, o);
+    ReceiverFixture f(2'000, 32, o);
     f.feed(f.segment_with(1, [](auto& r) { r.data2 = 0; }));
     for (uint32_t s = 2; s <= 10 && f.receiver->state() == TransferState::active; ++s) f.feed(s);
     CHECK(f.last().type == wire::rmpp_type::stop);
@@ -205,7 +205,7 @@ TEST_CASE("receiver fuzz: random sequences", "[rmpp][receiver][fuzz]") {
   for (int round = 0; round < 2'000; ++round) {
     CAPTURE(round);
     const size_t bytes = prng.below(1'500);
-    Fixture f(bytes, 1 + static_cast<uint32_t>(prng.below(5)));
+    ReceiverFixture f(bytes, 1 + static_cast<uint32_t>(prng.below(5)));
     const uint32_t n = static_cast<uint32_t>(f.segments.size());
     bool altered = false;
     uint32_t last_ack_seg = 0, last_nwl = 0;

@@ -30,18 +30,18 @@ wire::PortCounters counters_of(const MadPacket& p) {
   return *c;
 }
 
-struct Chain {
+struct PmaChain {
   Fabric topo = load_netfile("sim_chain.net");
   SimFabric fabric{topo};
   Client sm{fabric, node_named(topo, "H1"), 1};
-  Chain() { configure_chain(topo, sm, {.activate = true}); }
+  PmaChain() { configure_chain(topo, sm, {.activate = true}); }
   PortRef port(std::string_view node, uint8_t p) const { return PortRef{node_named(topo, node), p}; }
 };
 
 }  // namespace
 
 TEST_CASE("the pma answers classportinfo with allportselect and the extended counters", "[sim][pma]") {
-  Chain c;
+  PmaChain c;
   auto r = c.sm.run(perf_request(wire::method::get, wire::perf_attr::class_port_info, Lid{3}, 0));
   REQUIRE(r.ok());
   CHECK(gmp_status(*r) == 0);
@@ -55,7 +55,7 @@ TEST_CASE("the pma answers classportinfo with allportselect and the extended cou
 }
 
 TEST_CASE("portcounters report what a test raised, per port, and saturate", "[sim][pma]") {
-  Chain c;
+  PmaChain c;
   namespace f = wire::port_counters_fields;
   REQUIRE(c.fabric.add_port_errors(c.port("S2", 3), f::symbol_errors, 7).ok());
   REQUIRE(c.fabric.add_port_errors(c.port("S2", 3), f::local_link_integrity_errors, 20).ok());  // 4 bits: 15
@@ -91,7 +91,7 @@ TEST_CASE("portcounters report what a test raised, per port, and saturate", "[si
 }
 
 TEST_CASE("a portcounters set clears the selected counters only", "[sim][pma]") {
-  Chain c;
+  PmaChain c;
   namespace f = wire::port_counters_fields;
   REQUIRE(c.fabric.add_port_errors(c.port("S1", 2), f::symbol_errors, 9).ok());
   REQUIRE(c.fabric.add_port_errors(c.port("S1", 2), f::xmit_discards, 4).ok());
@@ -106,7 +106,7 @@ TEST_CASE("a portcounters set clears the selected counters only", "[sim][pma]") 
 }
 
 TEST_CASE("allportselect sums a switch's ports; a bad portselect is an invalid field", "[sim][pma]") {
-  Chain c;
+  PmaChain c;
   namespace f = wire::port_counters_fields;
   REQUIRE(c.fabric.add_port_errors(c.port("S2", 1), f::rcv_errors, 2).ok());
   REQUIRE(c.fabric.add_port_errors(c.port("S2", 4), f::rcv_errors, 3).ok());
@@ -122,7 +122,7 @@ TEST_CASE("allportselect sums a switch's ports; a bad portselect is an invalid f
 }
 
 TEST_CASE("an unresponsive node's pma answers nothing", "[sim][pma]") {
-  Chain c;
+  PmaChain c;
   c.fabric.set_unresponsive(node_named(c.topo, "S3"));
   auto r = c.sm.run(perf_request(wire::method::get, wire::perf_attr::port_counters, Lid{4}, 1));
   CHECK(!r.ok());

@@ -8,7 +8,7 @@
 namespace ibsm {
 namespace {
 
-Result<Sl2VlDump> parse(const std::string& text) {
+Result<Sl2VlDump> parse_sl2vl(const std::string& text) {
   std::istringstream in(text);
   return parse_sl2vl_dump(in, "tables");
 }
@@ -32,7 +32,7 @@ TEST_CASE("an sl2vl file writes one line per table and reads back", "[dump][sl2v
   const std::string text = out.str();
   CHECK(text.starts_with("# ibsm sl2vl tables: engine torus-2QoS;"));
   CHECK(text.find("0x0002c90000000001 1 2 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1\n") != std::string::npos);
-  auto back = parse(text);
+  auto back = parse_sl2vl(text);
   REQUIRE(back.ok());
   REQUIRE(back->tables.size() == 2);
   for (size_t i = 0; i < 2; ++i) {
@@ -45,7 +45,7 @@ TEST_CASE("an sl2vl file writes one line per table and reads back", "[dump][sl2v
 }
 
 TEST_CASE("an sl2vl file with comments, blank lines and hex numbers reads", "[dump][sl2vl]") {
-  auto dump = parse("# a comment\n\n0x10 0x1 0 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 0xf # trailing\n");
+  auto dump = parse_sl2vl("# a comment\n\n0x10 0x1 0 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 0xf # trailing\n");
   REQUIRE(dump.ok());
   REQUIRE(dump->tables.size() == 1);
   CHECK(dump->tables[0].node_guid == Guid{0x10});
@@ -54,7 +54,7 @@ TEST_CASE("an sl2vl file with comments, blank lines and hex numbers reads", "[du
 
 TEST_CASE("a bad sl2vl line is an error naming its line", "[dump][sl2vl]") {
   const auto error = [](const std::string& text) {
-    auto r = parse(text);
+    auto r = parse_sl2vl(text);
     REQUIRE_FALSE(r.ok());
     return r.status().message();
   };

@@ -14,7 +14,6 @@ namespace ibsm::test {
 namespace {
 
 namespace st = wire::sm_state;
-constexpr Micros kSecond = 1'000'000;
 
 
 TEST_CASE("two or three sms elect one master by priority, then the lower guid", "[manager][failover]") {

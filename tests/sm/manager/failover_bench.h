@@ -18,6 +18,8 @@
 
 namespace ibsm::test {
 
+inline constexpr Micros kSecond = 1'000'000;
+
 inline Fabric must_fabric(Result<Fabric> f) {
   REQUIRE(f.ok());
   return std::move(*f);

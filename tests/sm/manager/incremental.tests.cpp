@@ -11,8 +11,6 @@
 namespace ibsm::test {
 namespace {
 
-constexpr Micros kSecond = 1'000'000;
-
 // The sweep lines the SM logs, for the message of a failed check.
 class SweepLog final : public LogSink {
  public:

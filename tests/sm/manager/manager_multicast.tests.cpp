@@ -18,8 +18,6 @@
 namespace ibsm::test {
 namespace {
 
-constexpr Micros kSecond = 1'000'000;
-
 // Groups by MLID as port GUIDs, resolved in whatever snapshot is asked about.
 struct Groups {
   std::map<uint16_t, std::vector<Guid>> members;

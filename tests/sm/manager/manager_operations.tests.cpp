@@ -9,7 +9,6 @@ namespace ibsm::test {
 namespace {
 
 namespace st = wire::sm_state;
-constexpr Micros kSecond = 1'000'000;
 
 
 TEST_CASE("a light sweep on request runs at the next poll, on the master only", "[manager][operations]") {

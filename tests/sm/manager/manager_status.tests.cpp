@@ -7,8 +7,6 @@
 namespace ibsm::test {
 namespace {
 
-constexpr Micros kSecond = 1'000'000;
-
 bool has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
 TEST_CASE("the status of a master and a standby, as JSON, text and sminfo lines", "[manager][status]") {

@@ -18,7 +18,6 @@
 namespace ibsm::test {
 namespace {
 
-constexpr Micros kSecond = 1'000'000;
 constexpr int64_t kSavedAtMs = 1'764'634'474'000;  // any wall clock: the codec takes it as given
 
 // A client at one CA port asking the SA of the SM at `sm`.

@@ -9,8 +9,6 @@
 namespace ibsm::test {
 namespace {
 
-constexpr Micros kSecond = 1'000'000;
-
 TEST_CASE("a lid changed behind the master's back is put back to its assignment", "[manager][resilience]") {
   FailoverBench b(must_fabric(topogen::leaf_spine({.leaves = 2, .spines = 1, .hosts_per_leaf = 2})));
   const std::vector<PortRef> cas = ca_ports(b.sim().topology());

@@ -12,8 +12,6 @@
 namespace ibsm::test {
 namespace {
 
-constexpr Micros kSecond = 1'000'000;
-
 Fabric two_leaves() { return must_fabric(topogen::leaf_spine({.leaves = 2, .spines = 2, .hosts_per_leaf = 2})); }
 
 SmConfig quiet_config(const FailoverBench& b) {

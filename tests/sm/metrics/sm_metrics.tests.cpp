@@ -13,8 +13,6 @@
 namespace ibsm::test {
 namespace {
 
-constexpr Micros kSecond = 1'000'000;
-
 // The value of the sample `series` (name and labels as rendered) in `text`.
 std::optional<double> sample(const std::string& text, const std::string& series) {
   const std::string key = "\n" + series + " ";
