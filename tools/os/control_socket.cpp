@@ -24,6 +24,8 @@
 
 #include <fmt/format.h>
 
+#include "mad/base/text.h"
+
 namespace ibsm {
 
 ControlAnswer control_error(std::string message) { return ControlAnswer{false, std::move(message)}; }
