@@ -1,6 +1,7 @@
 #include "routing/sssp.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <vector>
 
@@ -25,7 +26,11 @@ class SsspRouter {
   SsspRouter(const RoutingGraph& graph, UnicastTables& tables) : graph_(graph), switches_(graph.switch_count()) {
     const uint32_t edges = graph.edge_count();
     lft_.resize(switches_);
-    for (SwitchId sw = 0; sw < switches_; ++sw) lft_[sw] = tables.lfts[graph.node_of(sw).value].data();
+    lft_size_.resize(switches_);
+    for (SwitchId sw = 0; sw < switches_; ++sw) {
+      lft_[sw] = tables.lfts[graph.node_of(sw).value].data();
+      lft_size_[sw] = tables.lfts[graph.node_of(sw).value].size();
+    }
 
     edge_source_.resize(edges);
     arrive_port_.resize(edges);
@@ -36,6 +41,16 @@ class SsspRouter {
     for (const auto e : boost::make_iterator_range(boost::edges(g))) {
       arrive_port_[boost::get(boost::edge_index, g, e)] = g[e].remote_port;
     }
+    // The channel leaving switch v on port q is the reversed edge e = (u -> v)
+    // with arrive_port_[e] == q: channel_edge_[port_base_[v] + q].
+    port_base_.assign(switches_ + 1, 0);
+    for (uint32_t e = 0; e < edges; ++e) {
+      const SwitchId v = graph.edge_target(e);
+      port_base_[v + 1] = std::max<uint32_t>(port_base_[v + 1], uint32_t{arrive_port_[e]} + 1);
+    }
+    for (SwitchId sw = 0; sw < switches_; ++sw) port_base_[sw + 1] += port_base_[sw];
+    channel_edge_.assign(port_base_.back(), kNoEdge);
+    for (uint32_t e = 0; e < edges; ++e) channel_edge_[port_base_[graph.edge_target(e)] + arrive_port_[e]] = e;
 
     // Sources: endpoint ports (one each, whatever their LMC); data LIDs:
     // every LID of those ports.
@@ -62,6 +77,8 @@ class SsspRouter {
     dist_.assign(switches_, kUnreachedCost);
     via_.assign(switches_, kNoEdge);
     carried_.assign(switches_, 0);
+    next_edge_.assign(switches_, kNoEdge);
+    depth_.assign(switches_, kUnknownDepth);
     order_.reserve(switches_);
     heap_.reserve(switches_);
     chunk_capacity_ = std::max<size_t>(kChunkLids, most_lids);
@@ -69,18 +86,34 @@ class SsspRouter {
     chunk_lids_.reserve(chunk_capacity_);
   }
 
-  void run() {
-    for (const Destination& d : graph_.destinations()) {
-      if (chunk_lids_.size() + d.lid_count() > chunk_capacity_) flush();
-      penalized_.clear();
-      for (uint32_t k = 0; k < d.lid_count(); ++k) {
-        const bool last = k + 1 == d.lid_count();
-        route_lid(d, static_cast<uint16_t>(d.base.value + k), !last);
-      }
-      // The penalties only keep one port's LIDs apart.
-      for (uint32_t e : penalized_) weight_[e] -= penalty_;
-    }
+  // Routes every destination; then up to `reroute_passes` times rips each
+  // endpoint's routes up and routes them again over the loads all the
+  // others left. The first pass routed the early destinations over a nearly
+  // empty fabric, blind to what came after them. A pass that leaves the
+  // busiest channel no lighter is undone, and ends the passes: each search
+  // minimises the load summed along a path, not the greatest, so a pass can
+  // also make the busiest channel busier (a fat tree with failed cables).
+  void run(unsigned reroute_passes) {
+    for (const Destination& d : graph_.destinations()) route_destination(d);
     flush();
+    uint64_t busiest = busiest_load();
+    std::vector<std::vector<uint8_t>> before;
+    for (unsigned pass = 0; pass < reroute_passes && busiest > 0; ++pass) {
+      before.resize(switches_);
+      for (SwitchId sw = 0; sw < switches_; ++sw) before[sw].assign(lft_[sw], lft_[sw] + lft_size_[sw]);
+      for (const Destination& d : graph_.destinations()) {
+        if (d.port == 0) continue;  // a switch's own LIDs carry no endpoint's load
+        for (uint32_t k = 0; k < d.lid_count(); ++k) rip_up(d, static_cast<uint16_t>(d.base.value + k));
+        route_destination(d);
+      }
+      flush();
+      const uint64_t now = busiest_load();
+      if (now >= busiest) {
+        for (SwitchId sw = 0; sw < switches_; ++sw) std::copy(before[sw].begin(), before[sw].end(), lft_[sw]);
+        return;
+      }
+      busiest = now;
+    }
   }
 
  private:
@@ -128,6 +161,67 @@ class SsspRouter {
           via_[v] = e;  // as cheap, on a lower port of v
         }
       }
+    }
+  }
+
+  // The most endpoint routes on one channel (no penalty is left between
+  // destinations).
+  uint64_t busiest_load() const {
+    uint64_t most = 0;
+    for (uint64_t w : weight_) most = std::max(most, w - hop_weight_);
+    return most;
+  }
+
+  void route_destination(const Destination& d) {
+    if (chunk_lids_.size() + d.lid_count() > chunk_capacity_) flush();
+    penalized_.clear();
+    for (uint32_t k = 0; k < d.lid_count(); ++k) {
+      const bool last = k + 1 == d.lid_count();
+      route_lid(d, static_cast<uint16_t>(d.base.value + k), !last);
+    }
+    // The penalties only keep one port's LIDs apart.
+    for (uint32_t e : penalized_) weight_[e] -= penalty_;
+  }
+
+  // Takes the loads of `lid`'s routes (as its table column holds them) off
+  // the channels: each switch's channel toward the root carries the
+  // sources of every switch routed through it, counted farthest first.
+  void rip_up(const Destination& d, uint16_t lid) {
+    for (SwitchId sw = 0; sw < switches_; ++sw) {
+      const uint8_t port = lft_[sw][lid];
+      next_edge_[sw] = sw == d.sw || port == kNoRoute || port_base_[sw] + port >= port_base_[sw + 1]
+                           ? kNoEdge
+                           : channel_edge_[port_base_[sw] + port];
+      depth_[sw] = kUnknownDepth;
+    }
+    // Depth in the tree, resolved along each switch's path to the root
+    // (a path that never reaches it, as no table of a search has, counts 0).
+    uint32_t deepest = 0;
+    for (SwitchId sw = 0; sw < switches_; ++sw) {
+      SwitchId at = sw;
+      walk_.clear();
+      while (depth_[at] == kUnknownDepth && next_edge_[at] != kNoEdge && walk_.size() < switches_) {
+        walk_.push_back(at);
+        at = edge_source_[next_edge_[at]];
+      }
+      uint32_t depth = depth_[at] == kUnknownDepth ? 0 : depth_[at];
+      if (depth_[at] == kUnknownDepth) depth_[at] = 0;
+      for (size_t i = walk_.size(); i-- > 0;) depth_[walk_[i]] = ++depth;
+      deepest = std::max(deepest, depth_[sw]);
+    }
+    by_depth_.assign(size_t{deepest} + 2, 0);
+    for (SwitchId sw = 0; sw < switches_; ++sw) ++by_depth_[depth_[sw] + 1];
+    for (size_t i = 1; i < by_depth_.size(); ++i) by_depth_[i] += by_depth_[i - 1];
+    order_by_depth_.resize(switches_);
+    for (SwitchId sw = 0; sw < switches_; ++sw) order_by_depth_[by_depth_[depth_[sw]]++] = sw;
+    for (SwitchId sw = 0; sw < switches_; ++sw) carried_[sw] = sources_[sw];
+    for (size_t i = switches_; i-- > 0;) {
+      const SwitchId sw = order_by_depth_[i];
+      const uint32_t e = next_edge_[sw];
+      if (e == kNoEdge) continue;
+      assert(weight_[e] >= hop_weight_ + carried_[sw]);  // the column is the tree route_lid loaded
+      weight_[e] -= carried_[sw];
+      carried_[edge_source_[e]] += carried_[sw];
     }
   }
 
@@ -179,11 +273,14 @@ class SsspRouter {
 
   const RoutingGraph& graph_;
   const uint32_t switches_;
-  std::vector<uint8_t*> lft_;  // by switch: its table
+  std::vector<uint8_t*> lft_;     // by switch: its table
+  std::vector<size_t> lft_size_;  // by switch: its table's entries
 
   std::vector<SwitchId> edge_source_;  // by edge index
   std::vector<uint8_t> arrive_port_;   // by edge index (u -> v): v's port toward u
   std::vector<uint32_t> sources_;      // by switch: endpoint ports hanging off it
+  std::vector<uint32_t> port_base_;    // by switch: where its ports start in channel_edge_
+  std::vector<uint32_t> channel_edge_; // by (switch, port): the reversed edge of the channel leaving there
   uint64_t hop_weight_ = 1;
   uint64_t penalty_ = 1;
   std::vector<uint64_t> weight_;       // by edge index e: the channel target(e) -> source(e)
@@ -195,6 +292,14 @@ class SsspRouter {
   std::vector<SwitchId> order_;    // switches in settle order, the root first
   std::vector<HeapEntry> heap_;
   std::vector<uint64_t> carried_;  // by switch: sources whose packets reach it
+
+  // Ripping a LID's routes up.
+  static constexpr uint32_t kUnknownDepth = UINT32_MAX;
+  std::vector<uint32_t> next_edge_;       // by switch: its channel toward the root, reversed
+  std::vector<uint32_t> depth_;           // by switch: channels to the root
+  std::vector<uint32_t> by_depth_;        // counting sort of the switches by depth
+  std::vector<SwitchId> order_by_depth_;  // the switches, nearest the root first
+  std::vector<SwitchId> walk_;
 
   // The chunk: staging_[slot * switches_ + sw] is switch sw's port for LID chunk_lids_[slot].
   size_t chunk_capacity_ = 0;
@@ -208,7 +313,7 @@ Result<UnicastTables> SsspEngine::compute(const RoutingInput& input) {
   const RoutingGraph& graph = input.graph;
   if (graph.switch_count() == 0) return failed_precondition_error("sssp: the fabric has no switch to route");
   UnicastTables tables = UnicastTables::unrouted(graph);
-  SsspRouter(graph, tables).run();
+  SsspRouter(graph, tables).run(options_.reroute_passes);
   log(input.log, LogLevel::info, Subsystem::routing, "sssp: routed {} destination(s) over {} switch(es)",
       graph.destinations().size(), graph.switch_count());
   return tables;
