@@ -37,7 +37,8 @@ bool parse_c_unsigned(std::string_view text, uint64_t max, uint64_t& value);
 
 // An unsigned number in decimal, or in hex after "0x": the whole of `text`
 // (no blanks, no sign, no trailing text); false for anything else. A leading
-// 0 is not octal here (OpenSM's qos-policy.conf and saquery's field values).
+// 0 is not octal here (OpenSM's opensm.conf and qos-policy.conf, saquery's
+// field values).
 bool parse_decimal_or_hex(std::string_view text, uint64_t& value);
 
 // A value for a one-line message, in single quotes: blanks and line breaks

@@ -1,7 +1,6 @@
 #include "sm/config/sm_config.h"
 
 #include <algorithm>
-#include <charconv>
 #include <string>
 
 #include <fmt/format.h>
@@ -15,24 +14,12 @@
 namespace ibsm {
 namespace {
 
-// Decimal, or hex with 0x (OpenSM writes both).
-bool parse_u64(std::string_view v, uint64_t& out) {
-  int base = 10;
-  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
-    base = 16;
-    v.remove_prefix(2);
-  }
-  if (v.empty()) return false;
-  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out, base);
-  return ec == std::errc() && end == v.data() + v.size();
-}
-
 // Member setters and getters, one template per value kind; the table below
 // instantiates them per key.
 template <auto Member, uint64_t Min, uint64_t Max>
 std::string set_number(SmConfig& c, std::string_view v) {
   uint64_t n = 0;
-  if (!parse_u64(v, n)) return fmt::format("{} is not a number", quoted(v));
+  if (!parse_decimal_or_hex(v, n)) return fmt::format("{} is not a number", quoted(v));
   if (n < Min || n > Max) return fmt::format("{} is out of range {}..{}", n, Min, Max);
   using T = std::remove_reference_t<decltype(c.*Member)>;
   c.*Member = static_cast<T>(n);
@@ -74,7 +61,7 @@ std::string get_string(const SmConfig& c) {
 }
 std::string set_guid(SmConfig& c, std::string_view v) {
   uint64_t g = 0;
-  if (!parse_u64(v, g)) return fmt::format("{} is not a GUID", quoted(v));
+  if (!parse_decimal_or_hex(v, g)) return fmt::format("{} is not a GUID", quoted(v));
   c.port_guid = Guid{g};
   return {};
 }
@@ -113,7 +100,7 @@ std::string set_metrics_listen(SmConfig& c, std::string_view v) {
 template <QosClassKeys SmConfig::*Cls, bool General>
 std::string set_qos_max_vls(SmConfig& c, std::string_view v) {
   uint64_t n = 0;
-  if (!parse_u64(v, n) || n > 15 || (General && n == 0))
+  if (!parse_decimal_or_hex(v, n) || n > 15 || (General && n == 0))
     return fmt::format("{} is not {}1-15", quoted(v), General ? "" : "0 (unset) or ");
   (c.*Cls).max_vls = static_cast<uint8_t>(n);
   return {};
@@ -129,7 +116,7 @@ std::string set_qos_high_limit(SmConfig& c, std::string_view v) {
     (c.*Cls).high_limit = -1;
     return {};
   }
-  if (!parse_u64(v, n) || n > 255) return fmt::format("{} is not {}0-255", quoted(v), General ? "" : "-1 (unset) or ");
+  if (!parse_decimal_or_hex(v, n) || n > 255) return fmt::format("{} is not {}0-255", quoted(v), General ? "" : "-1 (unset) or ");
   (c.*Cls).high_limit = static_cast<int16_t>(n);
   return {};
 }

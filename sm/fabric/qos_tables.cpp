@@ -1,7 +1,5 @@
 #include "sm/fabric/qos_tables.h"
 
-#include <charconv>
-
 #include <fmt/format.h>
 
 #include "mad/base/text.h"
@@ -11,15 +9,10 @@ namespace {
 
 // A decimal (or 0x hex) number no larger than `max`.
 bool parse_small(std::string_view v, unsigned max, unsigned& out) {
-  v = trim(v);
-  int base = 10;
-  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
-    base = 16;
-    v.remove_prefix(2);
-  }
-  if (v.empty()) return false;
-  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out, base);
-  return ec == std::errc() && end == v.data() + v.size() && out <= max;
+  uint64_t n = 0;
+  if (!parse_decimal_or_hex(trim(v), n) || n > max) return false;
+  out = static_cast<unsigned>(n);
+  return true;
 }
 
 template <typename Fn>
