@@ -78,7 +78,6 @@ class SsspRouter {
     via_.assign(switches_, kNoEdge);
     carried_.assign(switches_, 0);
     next_edge_.assign(switches_, kNoEdge);
-    depth_.assign(switches_, kUnknownDepth);
     order_.reserve(switches_);
     heap_.reserve(switches_);
     chunk_capacity_ = std::max<size_t>(kChunkLids, most_lids);
@@ -184,44 +183,25 @@ class SsspRouter {
   }
 
   // Takes the loads of `lid`'s routes (as its table column holds them) off
-  // the channels: each switch's channel toward the root carries the
-  // sources of every switch routed through it, counted farthest first.
+  // the channels: every switch with sources walks its route to the root and
+  // takes its sources off each channel on the way, as route_lid put them on.
   void rip_up(const Destination& d, uint16_t lid) {
     for (SwitchId sw = 0; sw < switches_; ++sw) {
       const uint8_t port = lft_[sw][lid];
       next_edge_[sw] = sw == d.sw || port == kNoRoute || port_base_[sw] + port >= port_base_[sw + 1]
                            ? kNoEdge
                            : channel_edge_[port_base_[sw] + port];
-      depth_[sw] = kUnknownDepth;
     }
-    // Depth in the tree, resolved along each switch's path to the root
-    // (a path that never reaches it, as no table of a search has, counts 0).
-    uint32_t deepest = 0;
     for (SwitchId sw = 0; sw < switches_; ++sw) {
+      if (sources_[sw] == 0) continue;
+      // (A route is loop-free, so it ends within `switches_` channels.)
       SwitchId at = sw;
-      walk_.clear();
-      while (depth_[at] == kUnknownDepth && next_edge_[at] != kNoEdge && walk_.size() < switches_) {
-        walk_.push_back(at);
-        at = edge_source_[next_edge_[at]];
+      for (uint32_t steps = 0; next_edge_[at] != kNoEdge && steps < switches_; ++steps) {
+        const uint32_t e = next_edge_[at];
+        assert(weight_[e] >= hop_weight_ + sources_[sw]);  // the column is the tree route_lid loaded
+        weight_[e] -= sources_[sw];
+        at = edge_source_[e];
       }
-      uint32_t depth = depth_[at] == kUnknownDepth ? 0 : depth_[at];
-      if (depth_[at] == kUnknownDepth) depth_[at] = 0;
-      for (size_t i = walk_.size(); i-- > 0;) depth_[walk_[i]] = ++depth;
-      deepest = std::max(deepest, depth_[sw]);
-    }
-    by_depth_.assign(size_t{deepest} + 2, 0);
-    for (SwitchId sw = 0; sw < switches_; ++sw) ++by_depth_[depth_[sw] + 1];
-    for (size_t i = 1; i < by_depth_.size(); ++i) by_depth_[i] += by_depth_[i - 1];
-    order_by_depth_.resize(switches_);
-    for (SwitchId sw = 0; sw < switches_; ++sw) order_by_depth_[by_depth_[depth_[sw]]++] = sw;
-    for (SwitchId sw = 0; sw < switches_; ++sw) carried_[sw] = sources_[sw];
-    for (size_t i = switches_; i-- > 0;) {
-      const SwitchId sw = order_by_depth_[i];
-      const uint32_t e = next_edge_[sw];
-      if (e == kNoEdge) continue;
-      assert(weight_[e] >= hop_weight_ + carried_[sw]);  // the column is the tree route_lid loaded
-      weight_[e] -= carried_[sw];
-      carried_[edge_source_[e]] += carried_[sw];
     }
   }
 
@@ -292,14 +272,7 @@ class SsspRouter {
   std::vector<SwitchId> order_;    // switches in settle order, the root first
   std::vector<HeapEntry> heap_;
   std::vector<uint64_t> carried_;  // by switch: sources whose packets reach it
-
-  // Ripping a LID's routes up.
-  static constexpr uint32_t kUnknownDepth = UINT32_MAX;
-  std::vector<uint32_t> next_edge_;       // by switch: its channel toward the root, reversed
-  std::vector<uint32_t> depth_;           // by switch: channels to the root
-  std::vector<uint32_t> by_depth_;        // counting sort of the switches by depth
-  std::vector<SwitchId> order_by_depth_;  // the switches, nearest the root first
-  std::vector<SwitchId> walk_;
+  std::vector<uint32_t> next_edge_;  // rip_up(): by switch, its channel toward the root, reversed
 
   // The chunk: staging_[slot * switches_ + sw] is switch sw's port for LID chunk_lids_[slot].
   size_t chunk_capacity_ = 0;

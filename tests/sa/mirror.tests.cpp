@@ -48,7 +48,6 @@ using test::method_of;
 using test::ms;
 using test::second;
 using test::tid_of;
-namespace srf = wire::service_record_fields;
 
 constexpr size_t kServicesPerClient = 10;
 constexpr size_t kPlainServices = 3 * kServicesPerClient;  // 30: 28 RMPP segments with the one below
