@@ -18,12 +18,13 @@
 #include "mad/base/types.h"
 #include "routing/graph.h"
 #include "sm/fabric/fabric.h"
+#include "sm/fabric/lfts.h"
 #include "sm/fabric/multicast_tables.h"
 
 namespace ibsm::routing {
 
-// An LFT entry that forwards nowhere: the switch drops packets for the LID.
-inline constexpr uint8_t kNoRoute = 0xFF;
+// An LFT entry that forwards nowhere (sm/fabric/lfts.h).
+using ibsm::kNoRoute;
 
 // Linear forwarding tables for every switch of a snapshot.
 struct UnicastTables {
@@ -42,8 +43,10 @@ struct UnicastTables {
 };
 
 // Tables an engine mended after a small change (RoutingEngine::repair).
+// Only the rows it changed are new: the others still share the memory of
+// the tables it was given (SharedLfts copies a row on its first write).
 struct RepairedTables {
-  UnicastTables tables;
+  SharedLfts lfts;
   // The LIDs with an entry changed on some switch, ascending: the
   // destinations the caller re-checks (the others route as before).
   std::vector<uint16_t> changed_lids;
@@ -155,7 +158,7 @@ class RoutingEngine {
   // `input`'s fabric with the guarantees compute() gives, far cheaper than
   // computing them again. nullopt (the default): compute afresh.
   virtual std::optional<RepairedTables> repair(const RoutingInput& /*input*/, const Fabric& /*before*/,
-                                               UnicastTables /*last*/) const {
+                                               SharedLfts /*last*/) const {
     return std::nullopt;
   }
 };

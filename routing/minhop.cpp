@@ -19,7 +19,7 @@ Result<UnicastTables> MinHopEngine::compute(const RoutingInput& input) {
 }
 
 std::optional<RepairedTables> MinHopEngine::repair(const RoutingInput& input, const Fabric& before,
-                                                   UnicastTables last) const {
+                                                   SharedLfts last) const {
   auto was = RoutingGraph::build(before);
   if (!was.ok()) return std::nullopt;
   if (const std::string obstacle = repair_obstacle(*was, input.graph, last); !obstacle.empty()) {

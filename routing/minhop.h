@@ -32,7 +32,7 @@ class MinHopEngine final : public RoutingEngine {
   // Mends the last tables when only switch cables changed
   // (routing/route_repair.h); the reason it cannot is logged.
   std::optional<RepairedTables> repair(const RoutingInput& input, const Fabric& before,
-                                       UnicastTables last) const override;
+                                       SharedLfts last) const override;
 };
 
 }  // namespace ibsm::routing

@@ -53,13 +53,15 @@ namespace ibsm::routing {
 
 // Why tables for `before` cannot be repaired for `now` (empty: they can):
 // the switches or the destinations differ, or the tables do not fit `now`.
-std::string repair_obstacle(const RoutingGraph& before, const RoutingGraph& now, const UnicastTables& last);
+std::string repair_obstacle(const RoutingGraph& before, const RoutingGraph& now, const SharedLfts& last);
 
-// `last`: the tables made for `before`, moved to `now`'s node indices.
+// `last`: the tables made for `before`, moved to `now`'s node indices. The
+// rows it changes are copied first where `last` shares them: the result
+// shares every other row with the tables the caller gave.
 // nullopt when repair_obstacle names an obstacle. `search_all`: search
 // toward every destination even after a few changed cables (the tests hold
 // the narrowed repair to the same tables).
 std::optional<RepairedTables> repair_shortest_path_tables(const RoutingGraph& before, const RoutingGraph& now,
-                                                          UnicastTables last, bool search_all = false);
+                                                          SharedLfts last, bool search_all = false);
 
 }  // namespace ibsm::routing

@@ -14,6 +14,7 @@
 
 #include "mad/base/types.h"
 #include "sm/fabric/fabric.h"
+#include "sm/fabric/lfts.h"
 
 namespace ibsm::routing {
 
@@ -39,9 +40,9 @@ struct Trace {
   std::string reason;          // why it was not delivered
 };
 
-// LFTs by NodeIndex, as UnicastTables::lfts holds them; a switch whose LFT
-// is missing or short drops the LIDs it does not cover.
-using LftSet = std::span<const std::vector<uint8_t>>;
+// LFTs by NodeIndex (sm/fabric/lfts.h); a switch whose LFT is missing or
+// short drops the LIDs it does not cover.
+using ibsm::LftSet;
 
 class RouteTracer {
  public:

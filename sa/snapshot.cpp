@@ -154,10 +154,8 @@ Result<SaSnapshot> build_sa_snapshot(std::shared_ptr<const SubnetSnapshot> share
   if (!subnet.lfts.empty() && subnet.lfts.size() != n_nodes)
     return invalid_argument_error("lfts do not match the fabric's nodes");
   s.fabric = subnet.fabric;
-  if (subnet.lfts.empty())
-    s.lfts = std::make_shared<const std::vector<std::vector<uint8_t>>>(n_nodes);
-  else
-    s.lfts = std::shared_ptr<const std::vector<std::vector<uint8_t>>>(shared, &shared->lfts);  // aliasing: keeps `shared` alive
+  s.lfts = subnet.lfts;  // the rows shared, not copied
+  s.lfts.resize(n_nodes);
   s.port_info = subnet.port_info;
   s.switch_info = subnet.switch_info;
   s.p_keys = subnet.p_keys;

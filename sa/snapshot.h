@@ -88,10 +88,10 @@ struct EndPort {
 
 struct SaSnapshot {
   Fabric fabric;
-  // By NodeIndex (empty for CAs): the LFTs the sweep programmed, shared with
-  // the sweep's SubnetSnapshot rather than copied (3,468 switches x 42,772
-  // LIDs are 148 MB a copy). Read them through lft().
-  std::shared_ptr<const std::vector<std::vector<uint8_t>>> lfts;
+  // By NodeIndex (empty for CAs): the LFTs the sweep programmed, their rows
+  // shared with the sweep's SubnetSnapshot rather than copied (3,468
+  // switches x 42,772 LIDs are 148 MB a copy). Read them through lft().
+  SharedLfts lfts;
   std::vector<std::vector<wire::PortInfo>> port_info;   // by NodeIndex, port 0..num_ports
   std::vector<wire::SwitchInfo> switch_info;            // by NodeIndex (zeros for CAs)
   std::vector<std::vector<std::vector<uint16_t>>> p_keys;  // by NodeIndex, port: the whole table
@@ -126,16 +126,15 @@ struct SaSnapshot {
   }
   const EndPort* by_port_guid(Guid guid) const;
   // Node n's LFT (empty for a CA).
-  const std::vector<uint8_t>& lft(NodeIndex n) const {
-    static const std::vector<uint8_t> none;
-    return lfts && n.value < lfts->size() ? (*lfts)[n.value] : none;
+  const LftRow& lft(NodeIndex n) const {
+    static const LftRow none;
+    return n.value < lfts.size() ? lfts[n.value] : none;
   }
-  // The LFTs made this snapshot's own to change (a test that breaks a route).
-  std::vector<std::vector<uint8_t>>& lfts_for_write() {
-    auto own = std::make_shared<std::vector<std::vector<uint8_t>>>(lfts ? *lfts : std::vector<std::vector<uint8_t>>{});
-    own->resize(fabric.node_count());
-    lfts = own;
-    return *own;
+  // Node n's LFT made this snapshot's own to change (a test that breaks a
+  // route); the sweep's snapshot keeps its row.
+  LftRow& lft_for_write(NodeIndex n) {
+    lfts.resize(fabric.node_count());
+    return lfts.edit(n.value);
   }
   std::optional<NodeIndex> by_node_guid(Guid guid) const { return fabric.find_by_node_guid(guid); }
   // The LID every record about node `n` (a switch) or its port `port` (a CA) carries.

@@ -36,6 +36,7 @@
 #include "mad/base/status.h"
 #include "mad/base/types.h"
 #include "sm/fabric/fabric.h"
+#include "sm/fabric/lfts.h"
 
 namespace ibsm {
 
@@ -87,6 +88,6 @@ Result<LftDump> parse_lft_dump(std::istream& in, std::string_view source_name);
 // block), and "N valid lids dumped". Every switch of `fabric` is listed, in
 // node order, each up to the subnet's top LID. parse_lft_dump reads it back,
 // and so does OpenSM's file engine (-U).
-void write_lft_dump(const Fabric& fabric, const std::vector<std::vector<uint8_t>>& lfts, std::ostream& out);
+void write_lft_dump(const Fabric& fabric, LftSet lfts, std::ostream& out);
 
 }  // namespace ibsm

@@ -1,13 +1,12 @@
 // The diag-tools LFT dump (format: infiniband-diags ibroute.c,
 // dump_unicast_tables, as `ibroute` prints a switch addressed by LID).
 #include "sm/dump/lft_dump.h"
-#include "sm/dump/lft_lookup.h"
 #include "sm/dump/opensm_view.h"
 #include "sm/dump/text_sink.h"
 
 namespace ibsm {
 
-void write_lft_dump(const Fabric& fabric, const std::vector<std::vector<uint8_t>>& lfts, std::ostream& out) {
+void write_lft_dump(const Fabric& fabric, LftSet lfts, std::ostream& out) {
   const dump::OpenSmView view(fabric);
   dump::TextSink sink(out);
   const unsigned top = view.max_lid();
@@ -19,7 +18,7 @@ void write_lft_dump(const Fabric& fabric, const std::vector<std::vector<uint8_t>
     sink.put("  Lid  Out   Destination\n       Port     Info \n");
     unsigned listed = 0;
     for (uint32_t lid = 1; lid <= top; ++lid) {
-      const uint8_t port = dump::lft_port(lfts, NodeIndex{n}, lid);
+      const uint8_t port = lfts.port(n, lid);
       if (port > node.num_ports) continue;  // no route
       ++listed;
       sink.print("0x{:04x} {:03} : (", lid, port);

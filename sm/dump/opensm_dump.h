@@ -23,6 +23,7 @@
 
 #include "mad/base/types.h"
 #include "sm/fabric/fabric.h"
+#include "sm/fabric/lfts.h"
 #include "sm/fabric/multicast_tables.h"
 
 namespace ibsm {
@@ -55,7 +56,7 @@ void write_opensm_subnet_lst(const Fabric& fabric, std::ostream& out, const Subn
 // switch counts 1 whatever the port. Where a path is not shortest OpenSM names
 // the port its own routing would pick; ibsm names the lowest-numbered port on
 // a shortest path (ibdmchk reads only the LID and port columns).
-void write_opensm_fdbs(const Fabric& fabric, const std::vector<std::vector<uint8_t>>& lfts, std::ostream& out);
+void write_opensm_fdbs(const Fabric& fabric, LftSet lfts, std::ostream& out);
 
 // One multicast group's entry in a switch's multicast forwarding table.
 struct MulticastDumpEntry {
@@ -82,6 +83,6 @@ void write_opensm_mcfdbs(const Fabric& fabric, std::ostream& out);
 // portguid 0x...: 'desc'", or "# unknown node and type" for a LID nobody
 // has), then "<top> lids dumped" (OpenSM prints the top LID, not the count).
 // parse_lft_dump (lft_dump.h) reads it back.
-void write_opensm_lfts_dump(const Fabric& fabric, const std::vector<std::vector<uint8_t>>& lfts, std::ostream& out);
+void write_opensm_lfts_dump(const Fabric& fabric, LftSet lfts, std::ostream& out);
 
 }  // namespace ibsm

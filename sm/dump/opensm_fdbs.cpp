@@ -1,7 +1,6 @@
 // opensm.fdbs (format: OpenSM 3.3 osm_dump.c, dump_ucast_routes).
 #include <optional>
 
-#include "sm/dump/lft_lookup.h"
 #include "sm/dump/opensm_dump.h"
 #include "sm/dump/opensm_view.h"
 #include "sm/dump/switch_hops.h"
@@ -10,15 +9,13 @@
 namespace ibsm {
 namespace {
 
-using dump::kNoRoute;
-using dump::lft_port;
 using dump::OpenSmView;
 using dump::SwitchHops;
 using dump::TextSink;
 
 class FdbsWriter {
  public:
-  FdbsWriter(const Fabric& fabric, const std::vector<std::vector<uint8_t>>& lfts, std::ostream& out)
+  FdbsWriter(const Fabric& fabric, LftSet lfts, std::ostream& out)
       : view_(fabric), hops_(fabric), lfts_(lfts), sink_(out) {}
 
   void write() {
@@ -48,7 +45,7 @@ class FdbsWriter {
   void write_lid(NodeIndex sw, uint16_t lid) {
     sink_.print("0x{:04X} : ", lid);
     const std::optional<PortRef> target = view_.port_of_lid(lid);
-    const uint8_t port = lft_port(lfts_, sw, lid);
+    const uint8_t port = lfts_.port(sw.value, lid);
     if (!target || port == kNoRoute) {
       sink_.put("UNREACHABLE\n");
       return;
@@ -86,13 +83,13 @@ class FdbsWriter {
 
   OpenSmView view_;
   SwitchHops hops_;
-  const std::vector<std::vector<uint8_t>>& lfts_;
+  LftSet lfts_;
   TextSink sink_;
 };
 
 }  // namespace
 
-void write_opensm_fdbs(const Fabric& fabric, const std::vector<std::vector<uint8_t>>& lfts, std::ostream& out) {
+void write_opensm_fdbs(const Fabric& fabric, LftSet lfts, std::ostream& out) {
   FdbsWriter(fabric, lfts, out).write();
 }
 

@@ -1,12 +1,11 @@
 // opensm-lfts.dump (format: OpenSM 3.3 osm_dump.c, dump_ucast_lfts).
-#include "sm/dump/lft_lookup.h"
 #include "sm/dump/opensm_dump.h"
 #include "sm/dump/opensm_view.h"
 #include "sm/dump/text_sink.h"
 
 namespace ibsm {
 
-void write_opensm_lfts_dump(const Fabric& fabric, const std::vector<std::vector<uint8_t>>& lfts, std::ostream& out) {
+void write_opensm_lfts_dump(const Fabric& fabric, LftSet lfts, std::ostream& out) {
   const dump::OpenSmView view(fabric);
   dump::TextSink sink(out);
   const unsigned top = view.max_lid();
@@ -17,7 +16,7 @@ void write_opensm_lfts_dump(const Fabric& fabric, const std::vector<std::vector<
     for (uint32_t lid = 0; lid <= top; ++lid) {
       // OpenSM lists only entries that name a port of the switch; 0xFF and
       // anything past the last port are "no route".
-      const uint8_t port = dump::lft_port(lfts, sw, lid);
+      const uint8_t port = lfts.port(sw.value, lid);
       if (port > node.num_ports) continue;
       sink.print("0x{:04x} {:03} # ", lid, port);
       if (const auto target = view.port_of_lid(static_cast<uint16_t>(lid))) {

@@ -15,6 +15,7 @@
 #include "mad/wire/port_info.h"
 #include "mad/wire/switch_info.h"
 #include "sm/fabric/fabric.h"
+#include "sm/fabric/lfts.h"
 #include "sm/fabric/partitions_conf.h"
 #include "sm/fabric/qos_policy.h"
 
@@ -26,9 +27,10 @@ struct SubnetSnapshot {
   std::vector<DrPath> paths;  // by NodeIndex: the directed route it was found on
   PortRef sm_port;            // the SM's own port (a switch's port 0 for an SM on a switch)
   Lid sm_lid;
-  // By NodeIndex: the LFT the sweep programmed, by LID (0xFF: no entry);
-  // empty for CAs.
-  std::vector<std::vector<uint8_t>> lfts;
+  // By NodeIndex: the LFT the sweep programmed, by LID (kNoRoute: no
+  // entry); empty for CAs. A row the next sweep leaves as it is stays
+  // shared with the next snapshot.
+  SharedLfts lfts;
   // By NodeIndex, then port 0..NumPorts: PortInfo as the port holds it after
   // the sweep (what it read, the fields the sweep manages as it wrote them,
   // the state it brought the port to). port_state no_change: never read.

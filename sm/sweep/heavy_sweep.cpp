@@ -239,20 +239,15 @@ class HeavySweep {
     };
   }
 
-  // The switches' memory shares the tables the snapshot records for the
-  // switches this sweep programmed (RememberedLft: one copy, not two). Any
-  // other switch's memory that still points into an older snapshot (a
-  // switch missing this sweep) takes a copy of its own, so the old
-  // snapshot is freed.
+  // The switches' memory shares the rows the snapshot records for the
+  // switches this sweep programmed (RememberedLft: one copy, not two). A
+  // switch missing this sweep keeps its older row alive, not the older
+  // snapshot.
   void share_programmed_lfts(const std::shared_ptr<const SubnetSnapshot>& s) {
     for (uint32_t i = 0; i < programmed_lft_.size() && i < s->lfts.size(); ++i) {
       if (!programmed_lft_[i]) continue;
-      state_.switches[s->fabric.node(NodeIndex{i}).node_guid].lft =
-          RememberedLft::shared(std::shared_ptr<const std::vector<uint8_t>>(s, &s->lfts[i]));
+      state_.switches[s->fabric.node(NodeIndex{i}).node_guid].lft = RememberedLft::shared(s->lfts.share(i));
     }
-    for (auto& [guid, mem] : state_.switches)
-      if (mem.lft.shared_with_other_than(s)) mem.lft.make_own();
-  }
 
   // SwitchInfo (LinearFDBTop, LifeTimeValue, clearing PortStateChange) and
   // the LFT blocks that differ from what the switch holds.

@@ -31,7 +31,9 @@ namespace ibsm {
 // What a routing engine (chain) hands the sweep: per switch (by NodeIndex) its
 // LFT indexed by LID (0xFF: no entry); empty for CAs.
 struct SweepRoutes {
-  std::vector<std::vector<uint8_t>> lfts;
+  // By NodeIndex; rows shared with the last sweep's where a repair or a
+  // kept routing left them as they were (sm/fabric/lfts.h).
+  SharedLfts lfts;
   std::string engine;  // the engine actually used
   // The route checker's verdict on lfts (RouteCheck::to_string); empty when
   // the route function did not check.

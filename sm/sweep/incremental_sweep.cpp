@@ -422,7 +422,8 @@ class RegionRediscovery {
 };
 
 // The last routing, kept for a fabric the engine says needs no new tables:
-// each switch's table moves to the switch's index in `now`.
+// each switch's table moves to the switch's index in `now`, its row shared
+// with the last snapshot's (a repair copies only the rows it changes).
 SweepRoutes kept_routes(const SubnetSnapshot& last, const SweepRoutes& routes, const Fabric& now) {
   SweepRoutes r;
   r.engine = routes.engine;
@@ -435,7 +436,7 @@ SweepRoutes kept_routes(const SubnetSnapshot& last, const SweepRoutes& routes, c
   r.lfts.resize(now.node_count());
   for (uint32_t i = 0; i < last.fabric.node_count(); ++i) {
     auto n = now.find_by_node_guid(last.fabric.node(NodeIndex{i}).node_guid);
-    if (n && i < last.lfts.size()) r.lfts[n->value] = last.lfts[i];
+    if (n && i < last.lfts.size()) r.lfts.share_from(n->value, last.lfts, i);
   }
   return r;
 }

@@ -1,11 +1,10 @@
 // A switch's LFT as the SM remembers it between sweeps (SwitchMemory::lft).
-// After a sweep that programmed the switch, the table is the one the sweep's
-// SubnetSnapshot records, so it is not copied: it points into the snapshot
-// (std::shared_ptr's aliasing constructor keeps the snapshot alive). At 42k
-// LIDs a copy of every switch's table is 148 MB, the largest single cost of
-// a bring-up after the tables themselves. A table read from a switch or
-// loaded from the cache is the memory's own. An edit copies a shared table
-// first (copy on write), so a snapshot never changes.
+// After a sweep that programmed the switch, the table is the row the
+// sweep's SubnetSnapshot records (SharedLfts::share), so it is not copied.
+// At 42k LIDs a copy of every switch's table is 148 MB, the largest single
+// cost of a bring-up after the tables themselves. A table read from a
+// switch or loaded from the cache is the memory's own. An edit copies a
+// shared table first (copy on write), so a snapshot never changes.
 #pragma once
 
 #include <algorithm>
@@ -56,20 +55,6 @@ class RememberedLft {
   void clear() {
     table_.reset();
     own_ = false;
-  }
-
-  // Whether the table lives in something else, such as a snapshot other
-  // than `owner`: memory that outlives that snapshot's sweep copies it out
-  // (make_own) rather than keep a whole old snapshot alive.
-  template <typename T>
-  bool shared_with_other_than(const std::shared_ptr<T>& owner) const {
-    return table_ && !own_ && (table_.owner_before(owner) || owner.owner_before(table_));
-  }
-  void make_own() {
-    if (table_ && !own_) {
-      table_ = std::make_shared<std::vector<uint8_t>>(*table_);
-      own_ = true;
-    }
   }
 
  private:

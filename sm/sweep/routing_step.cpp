@@ -42,11 +42,10 @@ std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last,
   if (!last.engine_used) return std::nullopt;
   Result<routing::RoutingGraph> graph = routing::RoutingGraph::build(now);
   if (!graph.ok()) return std::nullopt;
-  routing::UnicastTables tables{.lfts = std::move(last.lfts), .linear_fdb_top = Lid{graph->max_lid()}};
-  auto mended = last.engine_used->repair(routing::RoutingInput{.graph = *graph, .log = log}, before, std::move(tables));
+  auto mended = last.engine_used->repair(routing::RoutingInput{.graph = *graph, .log = log}, before, std::move(last.lfts));
   if (!mended) return std::nullopt;
   SweepRoutes r = std::move(last);
-  r.lfts = std::move(mended->tables.lfts);
+  r.lfts = std::move(mended->lfts);
   r.path_sl = owned_path_sl(r.engine_used, now);
   if (mended->changed_lids.empty()) {
     ibsm::log(log, LogLevel::info, Subsystem::routing, "{}: every entry still leads on a shortest path; tables kept",

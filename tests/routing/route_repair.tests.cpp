@@ -86,21 +86,39 @@ void put_back(Fabric& f, const Link& cable) {
   }
 }
 
-RepairedTables repair(const Fabric& before, const Fabric& now, const UnicastTables& last) {
+// A repair's tables as plain rows, for the tracer and the checks.
+struct Mended {
+  UnicastTables tables;
+  std::vector<uint16_t> changed_lids;
+  uint64_t changed_entries = 0;
+};
+
+Mended repair(const Fabric& before, const Fabric& now, const UnicastTables& last) {
   const RoutingGraph was = must(RoutingGraph::build(before));
   const RoutingGraph is = must(RoutingGraph::build(now));
-  INFO(repair_obstacle(was, is, last));
-  auto mended = repair_shortest_path_tables(was, is, last);
+  const SharedLfts given = last.lfts;
+  INFO(repair_obstacle(was, is, given));
+  auto mended = repair_shortest_path_tables(was, is, given);
   REQUIRE(mended.has_value());
-  must(validate_tables(is, mended->tables));
-  CHECK(mended->changed_lids == differing_lids(last, mended->tables));
+  Mended m{.tables = {.lfts = mended->lfts.rows(), .linear_fdb_top = last.linear_fdb_top},
+           .changed_lids = mended->changed_lids,
+           .changed_entries = mended->changed_entries};
+  must(validate_tables(is, m.tables));
+  CHECK(m.changed_lids == differing_lids(last, m.tables));
+  // The tables given stay as they were (a snapshot reads them), and every
+  // row the repair left alone is still the same memory.
+  CHECK(given == last.lfts);
+  for (size_t n = 0; n < given.size(); ++n) {
+    INFO("node " << n);
+    if (!given[n].empty() && given[n] == m.tables.lfts[n]) CHECK(mended->lfts.same_row(n, given, n));
+  }
   // After a few changed cables only the destinations whose distances moved
   // are searched; searching toward all of them mends the same entries.
-  auto searched = repair_shortest_path_tables(was, is, last, true);
+  auto searched = repair_shortest_path_tables(was, is, given, true);
   REQUIRE(searched.has_value());
-  CHECK(searched->tables.lfts == mended->tables.lfts);
-  CHECK(searched->changed_entries == mended->changed_entries);
-  return std::move(*mended);
+  CHECK(searched->lfts == m.tables.lfts);
+  CHECK(searched->changed_entries == m.changed_entries);
+  return m;
 }
 
 TEST_CASE("a repair after failed switch cables routes every pair on a shortest path, changing only the LIDs that "
@@ -115,7 +133,7 @@ TEST_CASE("a repair after failed switch cables routes every pair on a shortest p
           const UnicastTables fresh = testing::route_minhop(must(RoutingGraph::build(before)));
           Fabric after = before;
           const std::vector<Link> failed = must(topogen::fail_links(after, {.count = count, .seed = 11 + count}));
-          const RepairedTables mended = repair(before, after, fresh);
+          const Mended mended = repair(before, after, fresh);
           require_shortest(after, mended.tables);
           CHECK_FALSE(mended.changed_lids.empty());
           const std::set<uint16_t> crossed = lids_over(fresh, failed);
@@ -137,10 +155,10 @@ TEST_CASE("a cable put back after a repair is a shortest path again and carries 
       const UnicastTables fresh = testing::route_minhop(must(RoutingGraph::build(before)));
       Fabric pulled = before;
       const std::vector<Link> failed = must(topogen::fail_links(pulled, {.count = 1, .seed = 5}));
-      const RepairedTables without = repair(before, pulled, fresh);
+      const Mended without = repair(before, pulled, fresh);
       Fabric back = pulled;
       put_back(back, failed[0]);
-      const RepairedTables with = repair(pulled, back, without.tables);
+      const Mended with = repair(pulled, back, without.tables);
       require_shortest(back, with.tables);
       // Both directions of the cable carry routes again.
       const testing::LinkLoads loads = testing::traced_link_loads(back, with.tables.lfts);
@@ -166,7 +184,7 @@ TEST_CASE("on a fat tree the repaired tables are as balanced as a fresh routing"
   const UnicastTables fresh = testing::route_minhop(must(RoutingGraph::build(before)));
   Fabric after = before;
   const std::vector<Link> failed = must(topogen::fail_links(after, {.count = 1, .seed = 2}));
-  const RepairedTables mended = repair(before, after, fresh);
+  const Mended mended = repair(before, after, fresh);
   const UnicastTables again = testing::route_minhop(must(RoutingGraph::build(after)));
   const CheckSummary repaired = check_all_pairs(after, mended.tables.lfts);
   const CheckSummary recomputed = check_all_pairs(after, again.lfts);
@@ -183,7 +201,7 @@ TEST_CASE("tables that still lead on shortest paths are kept as they are", "[rou
   Fabric f = must(topogen::kary_ntree({.k = 4, .n = 3}));
   assign_lids(f);
   const UnicastTables fresh = testing::route_minhop(must(RoutingGraph::build(f)));
-  const RepairedTables mended = repair(f, f, fresh);
+  const Mended mended = repair(f, f, fresh);
   CHECK(mended.changed_lids.empty());
   CHECK(mended.changed_entries == 0);
   CHECK(mended.tables.lfts == fresh.lfts);
@@ -206,22 +224,22 @@ TEST_CASE("no repair when a LID moved or a host cable failed: those need a fresh
     Fabric after = before;
     after.disconnect({hosts[0], 1});
     const RoutingGraph is = must(RoutingGraph::build(after));
-    CHECK(repair_obstacle(was, is, fresh).find("destinations") != std::string::npos);
-    CHECK_FALSE(engine.repair(RoutingInput{is}, before, fresh).has_value());
+    CHECK(repair_obstacle(was, is, fresh.lfts).find("destinations") != std::string::npos);
+    CHECK_FALSE(engine.repair(RoutingInput{is}, before, fresh.lfts).has_value());
   }
   SECTION("two hosts traded LIDs") {
     Fabric after = before;
     std::swap(after.node(hosts[0]).port(1).base_lid, after.node(hosts[1]).port(1).base_lid);
     const RoutingGraph is = must(RoutingGraph::build(after));
-    CHECK(repair_obstacle(was, is, fresh).find("is not where it was") != std::string::npos);
-    CHECK_FALSE(engine.repair(RoutingInput{is}, before, fresh).has_value());
+    CHECK(repair_obstacle(was, is, fresh.lfts).find("is not where it was") != std::string::npos);
+    CHECK_FALSE(engine.repair(RoutingInput{is}, before, fresh.lfts).has_value());
   }
   SECTION("tables of another size") {
     UnicastTables short_tables = fresh;
     for (auto& lft : short_tables.lfts) {
       if (!lft.empty()) lft.pop_back();
     }
-    CHECK(repair_obstacle(was, was, short_tables).find("no table of") != std::string::npos);
+    CHECK(repair_obstacle(was, was, short_tables.lfts).find("no table of") != std::string::npos);
   }
 }
 
@@ -247,10 +265,10 @@ TEST_CASE("a repair on the k=34 fat tree changes a few thousand LIDs", "[.][rout
   const std::vector<Link> failed = must(topogen::fail_links(pulled, {.count = 1, .seed = 3}));
   const RoutingGraph is = must(RoutingGraph::build(pulled));
   const auto t2 = clock::now();
-  const auto mended = repair_shortest_path_tables(was, is, fresh);
+  const auto mended = repair_shortest_path_tables(was, is, fresh.lfts);
   const auto t3 = clock::now();
   REQUIRE(mended.has_value());
-  const CheckSummary s = check_all_pairs(pulled, mended->tables.lfts, {.destination_lids = mended->changed_lids});
+  const CheckSummary s = check_all_pairs(pulled, mended->lfts, {.destination_lids = mended->changed_lids});
   const auto t4 = clock::now();
   CHECK(s.all_delivered());
   CHECK(s.longer_than_shortest == 0);
@@ -258,10 +276,10 @@ TEST_CASE("a repair on the k=34 fat tree changes a few thousand LIDs", "[.][rout
   put_back(back, failed[0]);
   const RoutingGraph again = must(RoutingGraph::build(back));
   const auto t5 = clock::now();
-  const auto restored = repair_shortest_path_tables(is, again, mended->tables);
+  const auto restored = repair_shortest_path_tables(is, again, mended->lfts);
   const auto t6 = clock::now();
   REQUIRE(restored.has_value());
-  const CheckSummary r = check_all_pairs(back, restored->tables.lfts, {.destination_lids = restored->changed_lids});
+  const CheckSummary r = check_all_pairs(back, restored->lfts, {.destination_lids = restored->changed_lids});
   CHECK(r.all_delivered());
   CHECK(r.longer_than_shortest == 0);
   WARN("k=34: fresh minhop " << ms(t1 - t0).count() << " ms; pull: repair " << ms(t3 - t2).count() << " ms, "

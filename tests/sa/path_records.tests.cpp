@@ -320,13 +320,13 @@ TEST_CASE("a dead link, a missing entry or a loop gives no path", "[sa][path]") 
     check_every_pair(s, false);
   }
   SECTION("no entry") {
-    s.lfts_for_write()[leaf.value][b.base_lid.value] = routing::kNoRoute;
+    s.lft_for_write(leaf)[b.base_lid.value] = routing::kNoRoute;
     CHECK_FALSE(sa::trace_path(s, a, b, b.base_lid).has_value());
     CHECK(get_by_lids(s, a.base_lid, b.base_lid).status == wire::sa_status::no_records);
     check_every_pair(s, false);
   }
   SECTION("a loop between two switches") {
-    s.lfts_for_write()[up_port.remote_node.value][b.base_lid.value] = up_port.remote_port;  // back down to the leaf
+    s.lft_for_write(up_port.remote_node)[b.base_lid.value] = up_port.remote_port;  // back down to the leaf
     CHECK_FALSE(sa::trace_path(s, a, b, b.base_lid).has_value());
     CHECK(get_by_lids(s, a.base_lid, b.base_lid).status == wire::sa_status::no_records);
     check_every_pair(s, false);
@@ -453,7 +453,7 @@ TEST_CASE("reversible asks for a way back", "[sa][path]") {
   const sa::EndPort& b = far_ca(s, a);
   // a's own switch drops a's LID: b -> a dies there, a -> b still works.
   const NodeIndex leaf = s.fabric.node(a.ref.node).port(a.ref.port).remote_node;
-  s.lfts_for_write()[leaf.value][a.base_lid.value] = routing::kNoRoute;
+  s.lft_for_write(leaf)[a.base_lid.value] = routing::kNoRoute;
 
   auto plain = get_by_lids(s, a.base_lid, b.base_lid);
   REQUIRE(plain.count == 1);

@@ -173,17 +173,18 @@ TEST_CASE("the SA reads the sweep's LFTs in place, and a test's change stays its
   auto built = sa::build_sa_snapshot(r.subnet, test::sa_options());
   REQUIRE(built.ok());
   sa::SaSnapshot& s = *built;
-  REQUIRE(s.lfts);
-  CHECK(s.lfts.get() == &r.subnet->lfts);
+  REQUIRE(s.lfts.size() == r.subnet->lfts.size());
   NodeIndex sw;
   for (uint32_t i = 0; i < s.fabric.node_count() && !sw.valid(); ++i)
     if (s.fabric.node(NodeIndex{i}).is_switch()) sw = NodeIndex{i};
   REQUIRE(sw.valid());
   CHECK(&s.lft(sw) == &r.subnet->lfts[sw.value]);
+  for (uint32_t i = 0; i < s.fabric.node_count(); ++i)
+    if (s.fabric.node(NodeIndex{i}).is_switch()) CHECK(s.lfts.same_row(i, r.subnet->lfts, i));
 
   const uint8_t was = r.subnet->lfts[sw.value][1];
-  s.lfts_for_write()[sw.value][1] = static_cast<uint8_t>(was + 1);
+  s.lft_for_write(sw)[1] = static_cast<uint8_t>(was + 1);
   CHECK(s.lft(sw)[1] == static_cast<uint8_t>(was + 1));
   CHECK(r.subnet->lfts[sw.value][1] == was);  // the sweep's snapshot is untouched
-  CHECK(s.lfts.get() != &r.subnet->lfts);
+  CHECK_FALSE(s.lfts.same_row(sw.value, r.subnet->lfts, sw.value));
 }
