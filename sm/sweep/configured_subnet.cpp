@@ -89,7 +89,8 @@ wire::SwitchInfo programmed_switch_info(wire::SwitchInfo si, uint16_t linear_fdb
 }
 
 PKeyTables reset_p_keys(const Fabric& f, const std::vector<std::vector<wire::PortInfo>>& port_info,
-                        const std::vector<wire::SwitchInfo>& switch_info, PartitionCaps caps) {
+                        const std::vector<wire::SwitchInfo>& switch_info, PartitionCaps caps,
+                        const HeldPKeys& held) {
   PKeyTables out(f.node_count());
   const wire::SwitchInfo none;
   for (uint32_t i = 0; i < f.node_count(); ++i) {
@@ -98,7 +99,10 @@ PKeyTables reset_p_keys(const Fabric& f, const std::vector<std::vector<wire::Por
     for (uint8_t p = 0; p <= node.num_ports; ++p) {
       if (i >= port_info.size() || p >= port_info[i].size() || port_info[i][p].port_state == PortState::no_change)
         continue;
-      out[i][p] = reset_p_key_table(p_key_capacity(node, p, i < switch_info.size() ? switch_info[i] : none, caps));
+      const size_t entries = p_key_capacity(node, p, i < switch_info.size() ? switch_info[i] : none, caps);
+      if (entries == 0) continue;
+      const std::vector<uint16_t>& known = held.at(i, p);
+      out[i][p] = known.empty() ? reset_p_key_table(entries) : known;
     }
   }
   return out;

@@ -27,11 +27,13 @@ void apply_managed(wire::PortInfo& held, const wire::PortInfo& written);
 // PortStateChange cleared (writing 1 clears it, IBA 14.2.5.4).
 wire::SwitchInfo programmed_switch_info(wire::SwitchInfo read, uint16_t linear_fdb_top, uint8_t life_time);
 
-// Every read port's P_Key table in the SMA's reset state (reset_p_key_table),
-// sized by p_key_capacity: what a port the partition plan leaves alone is
-// taken to hold (the sweep never reads those).
+// Every read port's P_Key table: as `held` has it where it knows it, else
+// in the SMA's reset state (reset_p_key_table, sized by p_key_capacity):
+// what a port the partition plan leaves alone is taken to hold (the sweep
+// never reads those). A port of capacity 0 has none.
 PKeyTables reset_p_keys(const Fabric& f, const std::vector<std::vector<wire::PortInfo>>& port_info,
-                        const std::vector<wire::SwitchInfo>& switch_info, PartitionCaps caps);
+                        const std::vector<wire::SwitchInfo>& switch_info, PartitionCaps caps,
+                        const HeldPKeys& held = PKeyTables{});
 
 // A fabric that was not swept: LIDs, LMCs and port states set in `fabric`.
 struct SubnetParts {

@@ -248,6 +248,7 @@ class HeavySweep {
       if (!programmed_lft_[i]) continue;
       state_.switches[s->fabric.node(NodeIndex{i}).node_guid].lft = RememberedLft::shared(s->lfts.share(i));
     }
+  }
 
   // SwitchInfo (LinearFDBTop, LifeTimeValue, clearing PortStateChange) and
   // the LFT blocks that differ from what the switch holds.
@@ -492,18 +493,9 @@ class HeavySweep {
     }
     // Plan against what the ports hold; read what the SM does not know.
     auto plan_now = [&] {
-      PKeyTables held(n_nodes);
-      for (uint32_t i = 0; i < n_nodes; ++i) {
-        const Node& node = f.node(NodeIndex{i});
-        held[i].resize(size_t{node.num_ports} + 1);
-        auto mem = state_.p_key_tables.find(node.node_guid);
-        if (mem == state_.p_key_tables.end()) continue;
-        for (const auto& [p, table] : mem->second)
-          if (p <= node.num_ports) held[i][p] = table;
-      }
       return plan_partitions(PartitionPlanInput{f, partitions_in_effect_, snapshot_sm_port(), config_.partition_options,
-                                                report_.discovery.port_info, report_.discovery.switch_info, held,
-                                                PartitionCaps{}});
+                                                report_.discovery.port_info, report_.discovery.switch_info,
+                                                held_p_keys(f), PartitionCaps{}});
     };
     PartitionPlan plan = plan_now();
     bool learnt_any = false;
@@ -531,6 +523,16 @@ class HeavySweep {
         if (!plan.tables[i][p].empty()) set_p_key_table(NodeIndex{i}, static_cast<uint8_t>(p), plan.tables[i][p]);
     enforcement_ = std::move(plan.enforcement);
     smp_.run();
+  }
+
+  // The P_Key tables the SM remembers for `f`'s nodes, read in place.
+  HeldPKeys held_p_keys(const Fabric& f) const {
+    std::vector<const HeldPKeys::PortTables*> by_node(f.node_count(), nullptr);
+    for (uint32_t i = 0; i < f.node_count(); ++i) {
+      auto mem = state_.p_key_tables.find(f.node(NodeIndex{i}).node_guid);
+      if (mem != state_.p_key_tables.end()) by_node[i] = &mem->second;
+    }
+    return HeldPKeys(std::move(by_node));
   }
 
   PortRef snapshot_sm_port() const {
@@ -701,14 +703,7 @@ class HeavySweep {
     s.switch_info.resize(s.fabric.node_count());
     // P_Key tables as the ports hold them (the answers to the Gets and
     // Sets); a port the plan leaves alone in its reset state.
-    s.p_keys = reset_p_keys(s.fabric, s.port_info, s.switch_info, PartitionCaps{});
-    for (uint32_t i = 0; i < s.fabric.node_count(); ++i) {
-      const Node& node = s.fabric.node(NodeIndex{i});
-      auto mem = state_.p_key_tables.find(node.node_guid);
-      if (mem == state_.p_key_tables.end()) continue;
-      for (const auto& [p, table] : mem->second)
-        if (p <= node.num_ports && !s.p_keys[i][p].empty()) s.p_keys[i][p] = table;
-    }
+    s.p_keys = reset_p_keys(s.fabric, s.port_info, s.switch_info, PartitionCaps{}, held_p_keys(s.fabric));
     s.partitions = std::make_shared<const PartitionConfig>(std::move(partitions_in_effect_));
     s.subnet_prefix = config_.subnet.subnet_prefix;
     s.subnet_timeout = config_.subnet.subnet_timeout;

@@ -187,10 +187,7 @@ PartitionPlan plan_partitions(const PartitionPlanInput& in) {
   auto switch_info = [&](uint32_t n) -> const wire::SwitchInfo& {
     return n < in.switch_info.size() ? in.switch_info[n] : kNoSwitchInfo;
   };
-  static const std::vector<uint16_t> kNothing;
-  auto held = [&](uint32_t n, uint8_t p) -> const std::vector<uint16_t>& {
-    return n < in.held.size() && p < in.held[n].size() ? in.held[n][p] : kNothing;
-  };
+  auto held = [&](uint32_t n, uint8_t p) -> const std::vector<uint16_t>& { return in.held.at(n, p); };
 
   // End ports first: the switch ports facing them copy their tables.
   for (uint32_t i = 0; i < f.node_count(); ++i) {

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "mad/wire/port_info.h"
@@ -44,6 +45,31 @@ namespace ibsm {
 
 // By NodeIndex, then port 0..NumPorts: a whole P_Key table (empty: none).
 using PKeyTables = std::vector<std::vector<std::vector<uint16_t>>>;
+
+// The P_Key tables the ports hold, read in place: a whole-fabric
+// PKeyTables, or the SM's memory of each node's ports (SweepState). A
+// sweep reads the memory; at 42k LIDs a copy of it is 130k tables per
+// sweep, one cable pulled or not.
+class HeldPKeys {
+ public:
+  using PortTables = std::unordered_map<uint8_t, std::vector<uint16_t>>;
+  HeldPKeys(const PKeyTables& tables) : tables_(&tables) {}  // NOLINT(google-explicit-constructor): a view
+  // By NodeIndex: the node's remembered tables (null: none).
+  explicit HeldPKeys(std::vector<const PortTables*> by_node) : by_node_(std::move(by_node)) {}
+
+  // Node n's port p table; empty when nothing is known.
+  const std::vector<uint16_t>& at(uint32_t n, uint8_t p) const {
+    if (tables_) return n < tables_->size() && p < (*tables_)[n].size() ? (*tables_)[n][p] : kNothing;
+    if (n >= by_node_.size() || !by_node_[n]) return kNothing;
+    auto it = by_node_[n]->find(p);
+    return it == by_node_[n]->end() ? kNothing : it->second;
+  }
+
+ private:
+  static inline const std::vector<uint16_t> kNothing{};
+  const PKeyTables* tables_ = nullptr;
+  std::vector<const PortTables*> by_node_;
+};
 
 inline constexpr uint16_t default_partition = 0x7FFF;  // the Default partition's P_Key, no membership bit
 
@@ -82,7 +108,7 @@ struct PartitionPlanInput {
   const std::vector<std::vector<wire::PortInfo>>& port_info;
   const std::vector<wire::SwitchInfo>& switch_info;  // by NodeIndex
   // What each port holds now (empty: nothing known, planned from scratch).
-  const PKeyTables& held;
+  HeldPKeys held;
   PartitionCaps caps;
 };
 
