@@ -441,6 +441,35 @@ SweepRoutes kept_routes(const SubnetSnapshot& last, const SweepRoutes& routes, c
   return r;
 }
 
+// A switch that came has no row in the last tables: one that routes
+// nowhere (its own LIDs to port 0), of the others' length, for the repair
+// to fill in.
+void give_new_switches_rows(SharedLfts& lfts, const Fabric& now) {
+  size_t entries = 0;
+  for (size_t i = 0; i < lfts.size() && entries == 0; ++i) entries = lfts[i].size();
+  for (uint32_t i = 0; i < now.node_count() && entries > 0; ++i) {
+    const Node& n = now.node(NodeIndex{i});
+    if (!n.is_switch() || !lfts[i].empty()) continue;
+    LftRow row(entries, kNoRoute);
+    const Port& p0 = n.port(0);
+    for (uint32_t k = 0; k < (1u << p0.lmc); ++k)
+      if (p0.base_lid.value + k < entries) row[p0.base_lid.value + k] = 0;
+    lfts.assign(i, std::move(row));
+  }
+}
+
+// The last routes mended for `now` by their engine; a switch lost or one
+// that came is given to both sides uncabled (with_same_switches). nullopt:
+// route afresh.
+std::optional<SweepRoutes> mended_routes(const IncrementalInput& input, const Fabric& now, LogSink& log) {
+  if (auto same = with_same_switches(input.last.fabric, now)) {
+    SweepRoutes kept = kept_routes(input.last, *input.last_routes, same->now);
+    give_new_switches_rows(kept.lfts, same->now);
+    return repair_routes(same->before, std::move(kept), same->now, log, &now);
+  }
+  return repair_routes(input.last.fabric, kept_routes(input.last, *input.last_routes, now), now, log);
+}
+
 }  // namespace
 
 Result<DiscoveryResult> rediscover_region(MadDispatcher& dispatcher, const IncrementalInput& input, LogSink& log) {
@@ -471,8 +500,7 @@ Result<SweepReport> incremental_sweep(MadDispatcher& dispatcher, const Clock& cl
       if (input.last_routes->engine_used->needs_reroute(input.last.fabric, now)) {
         // Mended where the engine can (OpenSM's unicast cache); else afresh.
         if (input.repair_routes) {
-          auto mended = repair_routes(input.last.fabric, kept_routes(input.last, *input.last_routes, now), now, log);
-          if (mended) return std::move(*mended);
+          if (auto mended = mended_routes(input, now, log)) return std::move(*mended);
         }
         return route(now);
       }

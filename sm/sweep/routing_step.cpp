@@ -38,15 +38,56 @@ void record_check(SweepRoutes& r, routing::RouteCheck check, LogSink& log) {
 
 }  // namespace
 
-std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last, const Fabric& now, LogSink& log) {
+namespace {
+
+// Node `n` as a switch with no cable, for the fabric that lacks it.
+Node uncabled(const Node& n) {
+  Node copy = n;
+  for (uint8_t p = 1; p <= copy.num_ports && p < copy.ports.size(); ++p) {
+    Port& port = copy.port(p);
+    port.remote_node = NodeIndex{};
+    port.remote_port = 0;
+    port.state = PortState::down;
+    port.phys_state = PhysState::disabled;
+  }
+  return copy;
+}
+
+// Appends to `to` the switches of `from` it lacks; false when an end port
+// of `from` is missing from `to` or a switch does not fit.
+bool add_missing_switches(const Fabric& from, Fabric& to, size_t& added) {
+  for (uint32_t i = 0; i < from.node_count(); ++i) {
+    const Node& n = from.node(NodeIndex{i});
+    if (to.find_by_node_guid(n.node_guid)) continue;
+    if (!n.is_switch()) return false;
+    if (!to.add_node(uncabled(n)).ok()) return false;
+    ++added;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<SameSwitches> with_same_switches(const Fabric& before, const Fabric& now) {
+  SameSwitches s{before, now};
+  size_t added = 0;
+  if (!add_missing_switches(now, s.before, added) || !add_missing_switches(before, s.now, added) || added == 0)
+    return std::nullopt;
+  return s;
+}
+
+std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last, const Fabric& now, LogSink& log,
+                                         const Fabric* checked) {
   if (!last.engine_used) return std::nullopt;
   Result<routing::RoutingGraph> graph = routing::RoutingGraph::build(now);
   if (!graph.ok()) return std::nullopt;
   auto mended = last.engine_used->repair(routing::RoutingInput{.graph = *graph, .log = log}, before, std::move(last.lfts));
   if (!mended) return std::nullopt;
+  const Fabric& real = checked ? *checked : now;
   SweepRoutes r = std::move(last);
   r.lfts = std::move(mended->lfts);
-  r.path_sl = owned_path_sl(r.engine_used, now);
+  r.lfts.resize(real.node_count());  // a padded switch's row goes
+  r.path_sl = owned_path_sl(r.engine_used, real);
   if (mended->changed_lids.empty()) {
     ibsm::log(log, LogLevel::info, Subsystem::routing, "{}: every entry still leads on a shortest path; tables kept",
               r.engine);
@@ -62,7 +103,7 @@ std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last,
   options.pairs.max_problems = 3;
   options.pairs.destination_lids = std::move(mended->changed_lids);
   options.engine = r.engine;
-  record_check(r, routing::check_routes(now, r.lfts, options), log);
+  record_check(r, routing::check_routes(real, r.lfts, options), log);
   return r;
 }
 

@@ -32,8 +32,23 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
 // indices and were made for `before`. Only the pairs to the LIDs the repair
 // changed are checked; the channel dependencies wait for the next full
 // routing, which the log line says. nullopt when the engine cannot mend
-// this change: route afresh.
-std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last, const Fabric& now, LogSink& log);
+// this change: route afresh. `now` may be padded (with_same_switches):
+// then the tables come back for `checked`, the real fabric whose nodes come
+// first in `now`, and are checked on it.
+std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last, const Fabric& now, LogSink& log,
+                                         const Fabric* checked = nullptr);
+
+// A switch lost or one that came: a repair needs the same switches on both
+// sides, so each fabric gets the other's extra switches appended uncabled,
+// with their own LIDs (leading nowhere). The fabrics' own nodes keep their
+// indices. nullopt when no switch came or went, or when an end port did
+// (other destinations: route afresh). On the k=34 fat tree an aggregation
+// switch lost was routed afresh in 26 s under ibsim.
+struct SameSwitches {
+  Fabric before;
+  Fabric now;
+};
+std::optional<SameSwitches> with_same_switches(const Fabric& before, const Fabric& now);
 
 // The SA's per-path SL lookup for `engine` after it routed `snapshot`: empty
 // when the engine assigns no SLs. It owns what it reads (the engine, a copy of
