@@ -40,19 +40,21 @@ class Layering {
       const SwitchId v = graph.edge_target(e);
       dep_base_[e + 1] = dep_base_[e] + (graph.edge_begin(v + 1) - graph.edge_begin(v));
     }
+    row_.resize(switches);
     has_ca_.assign(switches, 0);
     for (const Destination& d : graph.destinations()) {
       if (d.port != 0) has_ca_[d.sw] = 1;
     }
   }
 
-  // Indexes every path with a dependency, then layers them. Returns the
-  // layers used, or how many it would take beyond `budget` (budget + 1).
+  // Counts the dependencies every path makes, then layers the paths.
+  // Returns the layers used, or how many it would take beyond `budget`
+  // (budget + 1).
   uint32_t run(uint8_t budget) {
-    index_paths();
-    layer_.assign(path_source_.size(), 0);
+    count_all_paths();
     uint8_t layer = 0;
     while (true) {
+      if (layer > 0) count_layer(layer);
       const uint64_t moved = break_cycles(layer);
       if (moved == 0) return layer + 1u;
       if (layer + 1u >= budget) return budget + 1u;
@@ -76,13 +78,32 @@ class Layering {
     return port_edge_[port_base_[sw] + port];
   }
 
+  // Every switch's next_channel() for `lid` into row_. Paths are visited
+  // destination by destination, so one row serves all the paths to a LID,
+  // and a walk reads one small array instead of a table per switch.
+  void load_row(uint16_t lid) {
+    if (row_lid_ == lid) return;
+    row_lid_ = lid;
+    for (SwitchId sw = 0; sw < graph_.switch_count(); ++sw) row_[sw] = next_channel(sw, lid);
+  }
+
   uint32_t dependency(uint32_t from, uint32_t to) const {
     return dep_base_[from] + (to - graph_.edge_begin(graph_.edge_target(from)));
   }
 
   // The channels of the path from `sw` to `lid` into walk_; a loop (which
   // sssp's tables never have) is cut after as many channels as switches.
+  // For paths visited destination by destination: through row_.
   void walk(SwitchId sw, uint16_t lid) {
+    load_row(lid);
+    walk_.clear();
+    for (uint32_t c = row_[sw]; c != kNoChannel && walk_.size() < graph_.switch_count(); c = row_[graph_.edge_target(c)]) {
+      walk_.push_back(c);
+    }
+  }
+
+  // walk() for a path on its own (a path moved), through the tables.
+  void walk_one(SwitchId sw, uint16_t lid) {
     walk_.clear();
     for (uint32_t c = next_channel(sw, lid); c != kNoChannel && walk_.size() < graph_.switch_count();
          c = next_channel(graph_.edge_target(c), lid)) {
@@ -107,15 +128,37 @@ class Layering {
     }
   }
 
-  // The paths, and by dependency the paths making it (compressed rows).
+  // count_: by dependency, the paths making it, all of them on layer 0 so
+  // far. A layer without a cycle needs no more: the paths are numbered and
+  // indexed by dependency only once a cycle has to be cut (index_paths).
+  void count_all_paths() {
+    count_.assign(dep_base_.back(), 0);
+    path_count_ = 0;
+    for_each_path([&](SwitchId, uint16_t) {
+      ++path_count_;
+      for (size_t i = 0; i + 1 < walk_.size(); ++i) ++count_[dependency(walk_[i], walk_[i + 1])];
+    });
+  }
+
+  // count_ for the paths on `layer`.
+  void count_layer(uint8_t layer) {
+    count_.assign(dep_base_.back(), 0);
+    for (size_t p = 0; p < path_source_.size(); ++p) {
+      if (layer_[p] != layer) continue;
+      walk(path_source_[p], path_lid_[p]);
+      for (size_t h = 0; h + 1 < walk_.size(); ++h) ++count_[dependency(walk_[h], walk_[h + 1])];
+    }
+  }
+
+  // The paths, all on layer 0, and by dependency the paths making it
+  // (compressed rows), sized by count_ while nothing has moved yet.
   void index_paths() {
     const uint32_t deps = dep_base_.back();
     path_begin_.assign(deps + 1, 0);
-    for_each_path([&](SwitchId, uint16_t) {
-      for (size_t i = 0; i + 1 < walk_.size(); ++i) ++path_begin_[dependency(walk_[i], walk_[i + 1]) + 1];
-    });
-    for (uint32_t d = 0; d < deps; ++d) path_begin_[d + 1] += path_begin_[d];
+    for (uint32_t d = 0; d < deps; ++d) path_begin_[d + 1] = path_begin_[d] + count_[d];
     paths_of_.resize(path_begin_.back());
+    path_source_.reserve(path_count_);
+    path_lid_.reserve(path_count_);
     std::vector<uint32_t> fill(path_begin_.begin(), path_begin_.end() - 1);
     for_each_path([&](SwitchId s, uint16_t lid) {
       const auto p = static_cast<uint32_t>(path_source_.size());
@@ -123,6 +166,7 @@ class Layering {
       path_lid_.push_back(lid);
       for (size_t i = 0; i + 1 < walk_.size(); ++i) paths_of_[fill[dependency(walk_[i], walk_[i + 1])]++] = p;
     });
+    layer_.assign(path_source_.size(), 0);
   }
 
   // Moves every path of `layer` making dependency `dep` to the next layer,
@@ -134,22 +178,17 @@ class Layering {
       if (layer_[p] != layer) continue;
       layer_[p] = static_cast<uint8_t>(layer + 1);
       ++moved;
-      walk(path_source_[p], path_lid_[p]);
+      walk_one(path_source_[p], path_lid_[p]);
       for (size_t h = 0; h + 1 < walk_.size(); ++h) --count_[dependency(walk_[h], walk_[h + 1])];
     }
     return moved;
   }
 
-  // Depth-first search over the dependencies of `layer`, cutting every
-  // cycle it meets (dfsssp.h). Returns the paths moved to the next layer.
+  // Depth-first search over the dependencies of `layer` (count_), cutting
+  // every cycle it meets (dfsssp.h). Returns the paths moved to the next
+  // layer.
   uint64_t break_cycles(uint8_t layer) {
     const uint32_t edges = graph_.edge_count();
-    count_.assign(dep_base_.back(), 0);
-    for (size_t p = 0; p < path_source_.size(); ++p) {
-      if (layer_[p] != layer) continue;
-      walk(path_source_[p], path_lid_[p]);
-      for (size_t h = 0; h + 1 < walk_.size(); ++h) ++count_[dependency(walk_[h], walk_[h + 1])];
-    }
     enum : uint8_t { kWhite, kGray, kBlack };
     std::vector<uint8_t> color(edges, kWhite);
     std::vector<uint32_t> depth(edges, kNoChannel);  // a gray channel's place on the stack
@@ -198,6 +237,7 @@ class Layering {
           if (count_[d] < count_[cut]) cut = d;
         }
         next_rank.back() = rank;  // look at this dependency again: it may be gone
+        if (layer_.empty()) index_paths();
         moved += move_paths(cut, layer);
         // The paths moved may have made dependencies the stack was built
         // along: unwind to above the lowest one gone, so that every channel
@@ -220,11 +260,14 @@ class Layering {
   std::vector<uint8_t> has_ca_;      // by switch
   std::vector<SwitchId> path_source_;  // by path
   std::vector<uint16_t> path_lid_;     // by path
-  std::vector<uint8_t> layer_;         // by path
+  std::vector<uint8_t> layer_;         // by path; empty until the paths are indexed
+  uint64_t path_count_ = 0;            // paths with a dependency
   std::vector<uint32_t> path_begin_;   // by dependency: offsets into paths_of_
   std::vector<uint32_t> paths_of_;     // path numbers, by dependency
   std::vector<uint32_t> count_;        // by dependency: paths of the current layer making it
   std::vector<uint32_t> walk_;
+  uint32_t row_lid_ = UINT32_MAX;      // the LID row_ holds, if any
+  std::vector<uint32_t> row_;          // by switch: next_channel(switch, row_lid_)
 };
 
 }  // namespace
