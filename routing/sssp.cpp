@@ -11,6 +11,7 @@ namespace {
 
 constexpr uint64_t kUnreachedCost = UINT64_MAX;
 constexpr uint32_t kNoEdge = UINT32_MAX;
+constexpr uint32_t kUnreachedHops = UINT32_MAX;
 
 // Routes every destination LID of a graph, one search each, and
 // writes the tables. Every array is sized once and reused by every search.
@@ -71,11 +72,12 @@ class SsspRouter {
     weight_.assign(edges, 0);
 
     dist_.assign(switches_, kUnreachedCost);
-    hops_.assign(switches_, 0);
+    hops_.assign(switches_, kUnreachedHops);
     via_.assign(switches_, kNoEdge);
     carried_.assign(switches_, 0);
     next_edge_.assign(switches_, kNoEdge);
     order_.reserve(switches_);
+    level_edges_.reserve(edges);
     chunk_capacity_ = std::max<size_t>(kChunkLids, most_lids);
     staging_.resize(chunk_capacity_ * switches_);
     chunk_lids_.reserve(chunk_capacity_);
@@ -114,38 +116,50 @@ class SsspRouter {
  private:
   static constexpr size_t kChunkLids = 1024;  // LIDs staged before they are written to the tables
 
-  // The in-tree toward `root` over the reversed edges: fills dist_, hops_,
-  // via_ and order_. A route is first of all minimal in hops, and among
-  // those the one with the least load summed along it (ties by the lowest
-  // port of the switch choosing), so the search is a breadth-first one that
-  // relaxes only edges into the next hop level: every switch of a level is
-  // taken from the queue after all of the level before it, so its distance
-  // is final by then. O(edges), with no priority queue.
+  // The in-tree toward `root` over the reversed edges: fills dist_, via_
+  // and order_. A route is first of all minimal in hops, and among those
+  // the one with the least load summed along it (ties by the lowest port of
+  // the switch choosing). So only the edges of the root's hop levels
+  // (from one level into the next) matter, taken level by level: every
+  // switch's distance is final before its own edges are. O(those edges),
+  // with no priority queue.
   void search(SwitchId root) {
+    if (levels_root_ != root) find_hop_levels(root);
     for (SwitchId sw : order_) dist_[sw] = kUnreachedCost;
-    order_.clear();
     dist_[root] = 0;
-    hops_[root] = 0;
     via_[root] = kNoEdge;
+    for (const LevelEdge& l : level_edges_) {
+      const uint64_t d = dist_[l.from] + weight_[l.edge];
+      if (d < dist_[l.to] || (d == dist_[l.to] && arrive_port_[l.edge] < arrive_port_[via_[l.to]])) {
+        dist_[l.to] = d;  // lighter, or as light on a lower port of l.to
+        via_[l.to] = l.edge;
+      }
+    }
+  }
+
+  // The hop levels around `root`, which the loads do not change: order_
+  // (breadth first, the root first) and level_edges_ (every edge from a
+  // switch into the next level, in order_'s order of their sources). The
+  // destinations come switch by switch, so one root's levels serve all its
+  // LIDs.
+  void find_hop_levels(SwitchId root) {
+    levels_root_ = root;
+    for (SwitchId sw : order_) hops_[sw] = kUnreachedHops;
+    order_.clear();
+    level_edges_.clear();
+    hops_[root] = 0;
     order_.push_back(root);
     for (size_t i = 0; i < order_.size(); ++i) {
       const SwitchId u = order_[i];
-      const uint64_t base = dist_[u];
       const uint32_t next_hops = hops_[u] + 1;
       const uint32_t end = graph_.edge_begin(u + 1);
       for (uint32_t e = graph_.edge_begin(u); e < end; ++e) {
         const SwitchId v = graph_.edge_target(e);
-        const uint64_t d = base + weight_[e];
-        if (dist_[v] == kUnreachedCost) {
-          dist_[v] = d;
+        if (hops_[v] == kUnreachedHops) {
           hops_[v] = next_hops;
-          via_[v] = e;
           order_.push_back(v);
-        } else if (hops_[v] == next_hops &&
-                   (d < dist_[v] || (d == dist_[v] && arrive_port_[e] < arrive_port_[via_[v]]))) {
-          dist_[v] = d;  // as short, and lighter or as light on a lower port of v
-          via_[v] = e;
         }
+        if (hops_[v] == next_hops) level_edges_.push_back({u, v, e});
       }
     }
   }
@@ -249,10 +263,16 @@ class SsspRouter {
   std::vector<uint32_t> penalized_;    // edges carrying a penalty for the current port
 
   // The search.
+  struct LevelEdge {
+    SwitchId from, to;  // to is one hop farther from the root
+    uint32_t edge;
+  };
+  SwitchId levels_root_ = kNoSwitch;   // the root hops_, order_ and level_edges_ are for
+  std::vector<uint32_t> hops_;         // by switch: channels to the root
+  std::vector<SwitchId> order_;        // switches reached, by hops, the root first
+  std::vector<LevelEdge> level_edges_;
   std::vector<uint64_t> dist_;     // by switch: the load summed along its route
-  std::vector<uint32_t> hops_;     // by switch: channels on its route
   std::vector<uint32_t> via_;      // by switch: the edge it was reached through (its channel reversed)
-  std::vector<SwitchId> order_;    // switches in search order (by hops), the root first
   std::vector<uint64_t> carried_;  // by switch: sources whose packets reach it
   std::vector<uint32_t> next_edge_;  // rip_up(): by switch, its channel toward the root, reversed
 

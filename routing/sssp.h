@@ -34,10 +34,12 @@
 // left (SsspOptions::reroute_passes), while that lightens the busiest
 // channel.
 //
-// Cost: one breadth-first search (flat arrays, reused) per destination LID
-// and pass: O(passes x LIDs x edges), plus writing the tables through a
-// staging buffer (one destination touches every switch's table); a reroute
-// pass also keeps a copy of the tables to undo it by.
+// Cost: per pass, one breadth-first search per destination switch for its
+// hop levels (the loads do not change them) and per destination LID one
+// relaxation of the edges between those levels (flat arrays, reused):
+// O(passes x LIDs x edges), plus writing the tables through a staging
+// buffer (one destination touches every switch's table); a reroute pass
+// also keeps a copy of the tables to undo it by.
 #pragma once
 
 #include <string_view>
