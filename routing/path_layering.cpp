@@ -93,20 +93,10 @@ class Layering {
 
   // The channels of the path from `sw` to `lid` into walk_; a loop (which
   // sssp's tables never have) is cut after as many channels as switches.
-  // For paths visited destination by destination: through row_.
   void walk(SwitchId sw, uint16_t lid) {
     load_row(lid);
     walk_.clear();
     for (uint32_t c = row_[sw]; c != kNoChannel && walk_.size() < graph_.switch_count(); c = row_[graph_.edge_target(c)]) {
-      walk_.push_back(c);
-    }
-  }
-
-  // walk() for a path on its own (a path moved), through the tables.
-  void walk_one(SwitchId sw, uint16_t lid) {
-    walk_.clear();
-    for (uint32_t c = next_channel(sw, lid); c != kNoChannel && walk_.size() < graph_.switch_count();
-         c = next_channel(graph_.edge_target(c), lid)) {
       walk_.push_back(c);
     }
   }
@@ -145,26 +135,37 @@ class Layering {
     count_.assign(dep_base_.back(), 0);
     for (size_t p = 0; p < path_source_.size(); ++p) {
       if (layer_[p] != layer) continue;
-      walk(path_source_[p], path_lid_[p]);
-      for (size_t h = 0; h + 1 < walk_.size(); ++h) ++count_[dependency(walk_[h], walk_[h + 1])];
+      for (uint32_t i = deps_begin_[p]; i < deps_begin_[p + 1]; ++i) ++count_[deps_[i]];
     }
   }
 
-  // The paths, all on layer 0, and by dependency the paths making it
-  // (compressed rows), sized by count_ while nothing has moved yet.
+  // The paths, all on layer 0, with the dependencies each makes, and by
+  // dependency the paths making it (compressed rows both), sized by count_
+  // while nothing has moved yet. Both hold every dependency of every path
+  // once; keeping a path's own spares walking it again through the tables
+  // when it moves or its layer is counted.
   void index_paths() {
     const uint32_t deps = dep_base_.back();
     path_begin_.assign(deps + 1, 0);
     for (uint32_t d = 0; d < deps; ++d) path_begin_[d + 1] = path_begin_[d] + count_[d];
     paths_of_.resize(path_begin_.back());
+    deps_.resize(path_begin_.back());
     path_source_.reserve(path_count_);
     path_lid_.reserve(path_count_);
+    deps_begin_.reserve(path_count_ + 1);
+    deps_begin_.assign(1, 0);
     std::vector<uint32_t> fill(path_begin_.begin(), path_begin_.end() - 1);
+    uint32_t at = 0;
     for_each_path([&](SwitchId s, uint16_t lid) {
       const auto p = static_cast<uint32_t>(path_source_.size());
       path_source_.push_back(s);
       path_lid_.push_back(lid);
-      for (size_t i = 0; i + 1 < walk_.size(); ++i) paths_of_[fill[dependency(walk_[i], walk_[i + 1])]++] = p;
+      for (size_t i = 0; i + 1 < walk_.size(); ++i) {
+        const uint32_t d = dependency(walk_[i], walk_[i + 1]);
+        deps_[at++] = d;
+        paths_of_[fill[d]++] = p;
+      }
+      deps_begin_.push_back(at);
     });
     layer_.assign(path_source_.size(), 0);
   }
@@ -178,8 +179,7 @@ class Layering {
       if (layer_[p] != layer) continue;
       layer_[p] = static_cast<uint8_t>(layer + 1);
       ++moved;
-      walk_one(path_source_[p], path_lid_[p]);
-      for (size_t h = 0; h + 1 < walk_.size(); ++h) --count_[dependency(walk_[h], walk_[h + 1])];
+      for (uint32_t k = deps_begin_[p]; k < deps_begin_[p + 1]; ++k) --count_[deps_[k]];
     }
     return moved;
   }
@@ -264,6 +264,8 @@ class Layering {
   uint64_t path_count_ = 0;            // paths with a dependency
   std::vector<uint32_t> path_begin_;   // by dependency: offsets into paths_of_
   std::vector<uint32_t> paths_of_;     // path numbers, by dependency
+  std::vector<uint32_t> deps_begin_;   // by path: offsets into deps_
+  std::vector<uint32_t> deps_;         // dependencies, by path
   std::vector<uint32_t> count_;        // by dependency: paths of the current layer making it
   std::vector<uint32_t> walk_;
   uint32_t row_lid_ = UINT32_MAX;      // the LID row_ holds, if any
