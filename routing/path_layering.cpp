@@ -47,11 +47,10 @@ class Layering {
     }
   }
 
-  // Counts the dependencies every path makes, then layers the paths.
-  // Returns the layers used, or how many it would take beyond `budget`
-  // (budget + 1).
+  // Indexes every path with a dependency, then layers them. Returns the
+  // layers used, or how many it would take beyond `budget` (budget + 1).
   uint32_t run(uint8_t budget) {
-    count_all_paths();
+    index_paths();
     uint8_t layer = 0;
     while (true) {
       if (layer > 0) count_layer(layer);
@@ -118,18 +117,6 @@ class Layering {
     }
   }
 
-  // count_: by dependency, the paths making it, all of them on layer 0 so
-  // far. A layer without a cycle needs no more: the paths are numbered and
-  // indexed by dependency only once a cycle has to be cut (index_paths).
-  void count_all_paths() {
-    count_.assign(dep_base_.back(), 0);
-    path_count_ = 0;
-    for_each_path([&](SwitchId, uint16_t) {
-      ++path_count_;
-      for (size_t i = 0; i + 1 < walk_.size(); ++i) ++count_[dependency(walk_[i], walk_[i + 1])];
-    });
-  }
-
   // count_ for the paths on `layer`.
   void count_layer(uint8_t layer) {
     count_.assign(dep_base_.back(), 0);
@@ -139,34 +126,29 @@ class Layering {
     }
   }
 
-  // The paths, all on layer 0, with the dependencies each makes, and by
-  // dependency the paths making it (compressed rows both), sized by count_
-  // while nothing has moved yet. Both hold every dependency of every path
-  // once; keeping a path's own spares walking it again through the tables
-  // when it moves or its layer is counted.
+  // The paths, all on layer 0, with the dependencies each makes (one walk
+  // each), then by dependency the paths making it (compressed rows both,
+  // each holding every dependency of every path once), and count_ for
+  // layer 0. Keeping a path's own dependencies spares walking it again
+  // through the tables when it moves or its layer is counted.
   void index_paths() {
     const uint32_t deps = dep_base_.back();
-    path_begin_.assign(deps + 1, 0);
-    for (uint32_t d = 0; d < deps; ++d) path_begin_[d + 1] = path_begin_[d] + count_[d];
-    paths_of_.resize(path_begin_.back());
-    deps_.resize(path_begin_.back());
-    path_source_.reserve(path_count_);
-    path_lid_.reserve(path_count_);
-    deps_begin_.reserve(path_count_ + 1);
     deps_begin_.assign(1, 0);
-    std::vector<uint32_t> fill(path_begin_.begin(), path_begin_.end() - 1);
-    uint32_t at = 0;
     for_each_path([&](SwitchId s, uint16_t lid) {
-      const auto p = static_cast<uint32_t>(path_source_.size());
       path_source_.push_back(s);
       path_lid_.push_back(lid);
-      for (size_t i = 0; i + 1 < walk_.size(); ++i) {
-        const uint32_t d = dependency(walk_[i], walk_[i + 1]);
-        deps_[at++] = d;
-        paths_of_[fill[d]++] = p;
-      }
-      deps_begin_.push_back(at);
+      for (size_t i = 0; i + 1 < walk_.size(); ++i) deps_.push_back(dependency(walk_[i], walk_[i + 1]));
+      deps_begin_.push_back(static_cast<uint32_t>(deps_.size()));
     });
+    count_.assign(deps, 0);
+    for (uint32_t d : deps_) ++count_[d];
+    path_begin_.assign(deps + 1, 0);
+    for (uint32_t d = 0; d < deps; ++d) path_begin_[d + 1] = path_begin_[d] + count_[d];
+    paths_of_.resize(deps_.size());
+    std::vector<uint32_t> fill(path_begin_.begin(), path_begin_.end() - 1);
+    for (uint32_t p = 0; p < path_source_.size(); ++p) {
+      for (uint32_t i = deps_begin_[p]; i < deps_begin_[p + 1]; ++i) paths_of_[fill[deps_[i]]++] = p;
+    }
     layer_.assign(path_source_.size(), 0);
   }
 
@@ -237,7 +219,6 @@ class Layering {
           if (count_[d] < count_[cut]) cut = d;
         }
         next_rank.back() = rank;  // look at this dependency again: it may be gone
-        if (layer_.empty()) index_paths();
         moved += move_paths(cut, layer);
         // The paths moved may have made dependencies the stack was built
         // along: unwind to above the lowest one gone, so that every channel
@@ -260,8 +241,7 @@ class Layering {
   std::vector<uint8_t> has_ca_;      // by switch
   std::vector<SwitchId> path_source_;  // by path
   std::vector<uint16_t> path_lid_;     // by path
-  std::vector<uint8_t> layer_;         // by path; empty until the paths are indexed
-  uint64_t path_count_ = 0;            // paths with a dependency
+  std::vector<uint8_t> layer_;         // by path
   std::vector<uint32_t> path_begin_;   // by dependency: offsets into paths_of_
   std::vector<uint32_t> paths_of_;     // path numbers, by dependency
   std::vector<uint32_t> deps_begin_;   // by path: offsets into deps_

@@ -21,12 +21,10 @@
 //
 // Cost: one whole-graph check (routing/cdg.h; a fabric without a credit
 // loop stops there), one walk of every path (switches x LIDs, a few hops
-// each) to count the dependencies, one more to index them by dependency
-// once a cycle has to be cut, one search per layer over the dependency
-// graph (directed channels x ports), one walk of the paths of every layer
-// after the first to count its dependencies, and one walk of every path
-// moved. The walks go destination by destination over one row of next
-// channels per LID, not a table per switch.
+// each, destination by destination over one row of next channels per LID)
+// to list its dependencies and index the paths by dependency, one search
+// per layer over the dependency graph (directed channels x ports), and a
+// count of every later layer's dependencies from the lists.
 #pragma once
 
 #include <cstdint>
