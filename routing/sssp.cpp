@@ -75,7 +75,6 @@ class SsspRouter {
     hops_.assign(switches_, kUnreachedHops);
     via_.assign(switches_, kNoEdge);
     carried_.assign(switches_, 0);
-    next_edge_.assign(switches_, kNoEdge);
     order_.reserve(switches_);
     level_edges_.reserve(edges);
     chunk_capacity_ = std::max<size_t>(kChunkLids, most_lids);
@@ -180,25 +179,22 @@ class SsspRouter {
   }
 
   // Takes the loads of `lid`'s routes (as its table column holds them) off
-  // the channels: every switch with sources walks its route to the root and
-  // takes its sources off each channel on the way, as route_lid put them on.
+  // the channels, as route_lid put them on: every route is minimal in hops,
+  // so the column's tree runs from each hop level of the root into the one
+  // before, and a reverse pass over the levels sees every switch after all
+  // switches routed through it. (The levels are the ones route_lid needs
+  // next, for the same root.)
   void rip_up(const Destination& d, uint16_t lid) {
-    for (SwitchId sw = 0; sw < switches_; ++sw) {
+    if (levels_root_ != d.sw) find_hop_levels(d.sw);
+    for (SwitchId sw : order_) carried_[sw] = sources_[sw];
+    for (size_t i = order_.size(); i-- > 1;) {
+      const SwitchId sw = order_[i];
       const uint8_t port = lft_[sw][lid];
-      next_edge_[sw] = sw == d.sw || port == kNoRoute || port_base_[sw] + port >= port_base_[sw + 1]
-                           ? kNoEdge
-                           : channel_edge_[port_base_[sw] + port];
-    }
-    for (SwitchId sw = 0; sw < switches_; ++sw) {
-      if (sources_[sw] == 0) continue;
-      // (A route is loop-free, so it ends within `switches_` channels.)
-      SwitchId at = sw;
-      for (uint32_t steps = 0; next_edge_[at] != kNoEdge && steps < switches_; ++steps) {
-        const uint32_t e = next_edge_[at];
-        assert(weight_[e] >= sources_[sw]);  // the column is the tree route_lid loaded
-        weight_[e] -= sources_[sw];
-        at = edge_source_[e];
-      }
+      assert(port_base_[sw] + port < port_base_[sw + 1]);  // route_lid routed every switch of the levels
+      const uint32_t e = channel_edge_[port_base_[sw] + port];
+      assert(weight_[e] >= carried_[sw]);
+      weight_[e] -= carried_[sw];
+      carried_[edge_source_[e]] += carried_[sw];
     }
   }
 
@@ -274,7 +270,6 @@ class SsspRouter {
   std::vector<uint64_t> dist_;     // by switch: the load summed along its route
   std::vector<uint32_t> via_;      // by switch: the edge it was reached through (its channel reversed)
   std::vector<uint64_t> carried_;  // by switch: sources whose packets reach it
-  std::vector<uint32_t> next_edge_;  // rip_up(): by switch, its channel toward the root, reversed
 
   // The chunk: staging_[slot * switches_ + sw] is switch sw's port for LID chunk_lids_[slot].
   size_t chunk_capacity_ = 0;
