@@ -40,6 +40,7 @@ class Layering {
       const SwitchId v = graph.edge_target(e);
       dep_base_[e + 1] = dep_base_[e] + (graph.edge_begin(v + 1) - graph.edge_begin(v));
     }
+    row_.resize(switches);
     has_ca_.assign(switches, 0);
     for (const Destination& d : graph.destinations()) {
       if (d.port != 0) has_ca_[d.sw] = 1;
@@ -50,9 +51,9 @@ class Layering {
   // layers used, or how many it would take beyond `budget` (budget + 1).
   uint32_t run(uint8_t budget) {
     index_paths();
-    layer_.assign(path_source_.size(), 0);
     uint8_t layer = 0;
     while (true) {
+      if (layer > 0) count_layer(layer);
       const uint64_t moved = break_cycles(layer);
       if (moved == 0) return layer + 1u;
       if (layer + 1u >= budget) return budget + 1u;
@@ -76,6 +77,15 @@ class Layering {
     return port_edge_[port_base_[sw] + port];
   }
 
+  // Every switch's next_channel() for `lid` into row_. Paths are visited
+  // destination by destination, so one row serves all the paths to a LID,
+  // and a walk reads one small array instead of a table per switch.
+  void load_row(uint16_t lid) {
+    if (row_lid_ == lid) return;
+    row_lid_ = lid;
+    for (SwitchId sw = 0; sw < graph_.switch_count(); ++sw) row_[sw] = next_channel(sw, lid);
+  }
+
   uint32_t dependency(uint32_t from, uint32_t to) const {
     return dep_base_[from] + (to - graph_.edge_begin(graph_.edge_target(from)));
   }
@@ -83,9 +93,9 @@ class Layering {
   // The channels of the path from `sw` to `lid` into walk_; a loop (which
   // sssp's tables never have) is cut after as many channels as switches.
   void walk(SwitchId sw, uint16_t lid) {
+    load_row(lid);
     walk_.clear();
-    for (uint32_t c = next_channel(sw, lid); c != kNoChannel && walk_.size() < graph_.switch_count();
-         c = next_channel(graph_.edge_target(c), lid)) {
+    for (uint32_t c = row_[sw]; c != kNoChannel && walk_.size() < graph_.switch_count(); c = row_[graph_.edge_target(c)]) {
       walk_.push_back(c);
     }
   }
@@ -107,22 +117,39 @@ class Layering {
     }
   }
 
-  // The paths, and by dependency the paths making it (compressed rows).
+  // count_ for the paths on `layer`.
+  void count_layer(uint8_t layer) {
+    count_.assign(dep_base_.back(), 0);
+    for (size_t p = 0; p < path_source_.size(); ++p) {
+      if (layer_[p] != layer) continue;
+      for (uint32_t i = deps_begin_[p]; i < deps_begin_[p + 1]; ++i) ++count_[deps_[i]];
+    }
+  }
+
+  // The paths, all on layer 0, with the dependencies each makes (one walk
+  // each), then by dependency the paths making it (compressed rows both,
+  // each holding every dependency of every path once), and count_ for
+  // layer 0. Keeping a path's own dependencies spares walking it again
+  // through the tables when it moves or its layer is counted.
   void index_paths() {
     const uint32_t deps = dep_base_.back();
-    path_begin_.assign(deps + 1, 0);
-    for_each_path([&](SwitchId, uint16_t) {
-      for (size_t i = 0; i + 1 < walk_.size(); ++i) ++path_begin_[dependency(walk_[i], walk_[i + 1]) + 1];
-    });
-    for (uint32_t d = 0; d < deps; ++d) path_begin_[d + 1] += path_begin_[d];
-    paths_of_.resize(path_begin_.back());
-    std::vector<uint32_t> fill(path_begin_.begin(), path_begin_.end() - 1);
+    deps_begin_.assign(1, 0);
     for_each_path([&](SwitchId s, uint16_t lid) {
-      const auto p = static_cast<uint32_t>(path_source_.size());
       path_source_.push_back(s);
       path_lid_.push_back(lid);
-      for (size_t i = 0; i + 1 < walk_.size(); ++i) paths_of_[fill[dependency(walk_[i], walk_[i + 1])]++] = p;
+      for (size_t i = 0; i + 1 < walk_.size(); ++i) deps_.push_back(dependency(walk_[i], walk_[i + 1]));
+      deps_begin_.push_back(static_cast<uint32_t>(deps_.size()));
     });
+    count_.assign(deps, 0);
+    for (uint32_t d : deps_) ++count_[d];
+    path_begin_.assign(deps + 1, 0);
+    for (uint32_t d = 0; d < deps; ++d) path_begin_[d + 1] = path_begin_[d] + count_[d];
+    paths_of_.resize(deps_.size());
+    std::vector<uint32_t> fill(path_begin_.begin(), path_begin_.end() - 1);
+    for (uint32_t p = 0; p < path_source_.size(); ++p) {
+      for (uint32_t i = deps_begin_[p]; i < deps_begin_[p + 1]; ++i) paths_of_[fill[deps_[i]]++] = p;
+    }
+    layer_.assign(path_source_.size(), 0);
   }
 
   // Moves every path of `layer` making dependency `dep` to the next layer,
@@ -134,22 +161,16 @@ class Layering {
       if (layer_[p] != layer) continue;
       layer_[p] = static_cast<uint8_t>(layer + 1);
       ++moved;
-      walk(path_source_[p], path_lid_[p]);
-      for (size_t h = 0; h + 1 < walk_.size(); ++h) --count_[dependency(walk_[h], walk_[h + 1])];
+      for (uint32_t k = deps_begin_[p]; k < deps_begin_[p + 1]; ++k) --count_[deps_[k]];
     }
     return moved;
   }
 
-  // Depth-first search over the dependencies of `layer`, cutting every
-  // cycle it meets (dfsssp.h). Returns the paths moved to the next layer.
+  // Depth-first search over the dependencies of `layer` (count_), cutting
+  // every cycle it meets (dfsssp.h). Returns the paths moved to the next
+  // layer.
   uint64_t break_cycles(uint8_t layer) {
     const uint32_t edges = graph_.edge_count();
-    count_.assign(dep_base_.back(), 0);
-    for (size_t p = 0; p < path_source_.size(); ++p) {
-      if (layer_[p] != layer) continue;
-      walk(path_source_[p], path_lid_[p]);
-      for (size_t h = 0; h + 1 < walk_.size(); ++h) ++count_[dependency(walk_[h], walk_[h + 1])];
-    }
     enum : uint8_t { kWhite, kGray, kBlack };
     std::vector<uint8_t> color(edges, kWhite);
     std::vector<uint32_t> depth(edges, kNoChannel);  // a gray channel's place on the stack
@@ -223,8 +244,12 @@ class Layering {
   std::vector<uint8_t> layer_;         // by path
   std::vector<uint32_t> path_begin_;   // by dependency: offsets into paths_of_
   std::vector<uint32_t> paths_of_;     // path numbers, by dependency
+  std::vector<uint32_t> deps_begin_;   // by path: offsets into deps_
+  std::vector<uint32_t> deps_;         // dependencies, by path
   std::vector<uint32_t> count_;        // by dependency: paths of the current layer making it
   std::vector<uint32_t> walk_;
+  uint32_t row_lid_ = UINT32_MAX;      // the LID row_ holds, if any
+  std::vector<uint32_t> row_;          // by switch: next_channel(switch, row_lid_)
 };
 
 }  // namespace

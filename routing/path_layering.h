@@ -21,9 +21,10 @@
 //
 // Cost: one whole-graph check (routing/cdg.h; a fabric without a credit
 // loop stops there), one walk of every path (switches x LIDs, a few hops
-// each) to index the dependencies, one search per layer over the
-// dependency graph (directed channels x ports), and one walk of every path
-// moved.
+// each, destination by destination over one row of next channels per LID)
+// to list its dependencies and index the paths by dependency, one search
+// per layer over the dependency graph (directed channels x ports), and a
+// count of every later layer's dependencies from the lists.
 #pragma once
 
 #include <cstdint>

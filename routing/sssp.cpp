@@ -11,8 +11,9 @@ namespace {
 
 constexpr uint64_t kUnreachedCost = UINT64_MAX;
 constexpr uint32_t kNoEdge = UINT32_MAX;
+constexpr uint32_t kUnreachedHops = UINT32_MAX;
 
-// Routes every destination LID of a graph, one Dijkstra search each, and
+// Routes every destination LID of a graph, one search each, and
 // writes the tables. Every array is sized once and reused by every search.
 //
 // Edges are searched backward: the search starts at the destination's
@@ -55,7 +56,7 @@ class SsspRouter {
     // Sources: endpoint ports (one each, whatever their LMC); data LIDs:
     // every LID of those ports.
     sources_.assign(switches_, 0);
-    uint64_t endpoint_ports = 0, endpoint_lids = 0;
+    uint64_t endpoint_ports = 0;
     uint32_t most_lids = 1;
     for (SwitchId sw = 0; sw < switches_; ++sw) {
       for (const Destination& d : graph.destinations_of(sw)) {
@@ -63,23 +64,19 @@ class SsspRouter {
         if (d.port == 0) continue;
         ++sources_[sw];
         ++endpoint_ports;
-        endpoint_lids += d.lid_count();
       }
     }
     // One LID adds at most `endpoint_ports` to a channel; the penalty
     // outweighs a few LIDs' worth of imbalance between alternatives.
     penalty_ = 4 * std::max<uint64_t>(endpoint_ports, 1);
-    // A hop outweighs the most load a channel can carry plus every penalty
-    // a path (at most switches - 1 channels) can collect.
-    hop_weight_ = endpoint_ports * endpoint_lids + penalty_ * (most_lids - 1) * switches_ + 1;
-    weight_.assign(edges, hop_weight_);
+    weight_.assign(edges, 0);
 
     dist_.assign(switches_, kUnreachedCost);
+    hops_.assign(switches_, kUnreachedHops);
     via_.assign(switches_, kNoEdge);
     carried_.assign(switches_, 0);
-    next_edge_.assign(switches_, kNoEdge);
     order_.reserve(switches_);
-    heap_.reserve(switches_);
+    level_edges_.reserve(edges);
     chunk_capacity_ = std::max<size_t>(kChunkLids, most_lids);
     staging_.resize(chunk_capacity_ * switches_);
     chunk_lids_.reserve(chunk_capacity_);
@@ -118,58 +115,57 @@ class SsspRouter {
  private:
   static constexpr size_t kChunkLids = 1024;  // LIDs staged before they are written to the tables
 
-  struct HeapEntry {
-    uint64_t dist;
-    SwitchId sw;
-    // std heap functions keep the greatest on top: the nearest switch is the
-    // greatest, ties by the lowest id (the order does not change the trees,
-    // see search(), only keeps the run reproducible step by step).
-    bool operator<(const HeapEntry& o) const { return dist != o.dist ? dist > o.dist : sw > o.sw; }
-  };
-
-  // Dijkstra from `root` over the reversed edges: fills dist_, via_ and the
-  // settle order. Every switch's choice is its cheapest channel toward the
-  // root, ties by its lowest port; that choice does not depend on the order
-  // in which equal distances settle, since all of a switch's neighbours
-  // nearer the root settle before it and each of them offers its channel.
+  // The in-tree toward `root` over the reversed edges: fills dist_, via_
+  // and order_. A route is first of all minimal in hops, and among those
+  // the one with the least load summed along it (ties by the lowest port of
+  // the switch choosing). So only the edges of the root's hop levels
+  // (from one level into the next) matter, taken level by level: every
+  // switch's distance is final before its own edges are. O(those edges),
+  // with no priority queue.
   void search(SwitchId root) {
-    for (SwitchId sw : order_) {
-      dist_[sw] = kUnreachedCost;
-      via_[sw] = kNoEdge;
-    }
-    order_.clear();
-    heap_.clear();
+    if (levels_root_ != root) find_hop_levels(root);
+    for (SwitchId sw : order_) dist_[sw] = kUnreachedCost;
     dist_[root] = 0;
-    heap_.push_back({0, root});
-    while (!heap_.empty()) {
-      std::pop_heap(heap_.begin(), heap_.end());
-      const HeapEntry top = heap_.back();
-      heap_.pop_back();
-      if (top.dist > dist_[top.sw]) continue;  // stale: reached more cheaply since
-      order_.push_back(top.sw);
-      const uint32_t end = graph_.edge_begin(top.sw + 1);
-      for (uint32_t e = graph_.edge_begin(top.sw); e < end; ++e) {
+    via_[root] = kNoEdge;
+    for (const LevelEdge& l : level_edges_) {
+      const uint64_t d = dist_[l.from] + weight_[l.edge];
+      if (d < dist_[l.to] || (d == dist_[l.to] && arrive_port_[l.edge] < arrive_port_[via_[l.to]])) {
+        dist_[l.to] = d;  // lighter, or as light on a lower port of l.to
+        via_[l.to] = l.edge;
+      }
+    }
+  }
+
+  // The hop levels around `root`, which the loads do not change: order_
+  // (breadth first, the root first) and level_edges_ (every edge from a
+  // switch into the next level, in order_'s order of their sources). The
+  // destinations come switch by switch, so one root's levels serve all its
+  // LIDs.
+  void find_hop_levels(SwitchId root) {
+    levels_root_ = root;
+    for (SwitchId sw : order_) hops_[sw] = kUnreachedHops;
+    order_.clear();
+    level_edges_.clear();
+    hops_[root] = 0;
+    order_.push_back(root);
+    for (size_t i = 0; i < order_.size(); ++i) {
+      const SwitchId u = order_[i];
+      const uint32_t next_hops = hops_[u] + 1;
+      const uint32_t end = graph_.edge_begin(u + 1);
+      for (uint32_t e = graph_.edge_begin(u); e < end; ++e) {
         const SwitchId v = graph_.edge_target(e);
-        const uint64_t d = top.dist + weight_[e];
-        if (d < dist_[v]) {
-          dist_[v] = d;
-          via_[v] = e;
-          heap_.push_back({d, v});
-          std::push_heap(heap_.begin(), heap_.end());
-        } else if (d == dist_[v] && arrive_port_[e] < arrive_port_[via_[v]]) {
-          via_[v] = e;  // as cheap, on a lower port of v
+        if (hops_[v] == kUnreachedHops) {
+          hops_[v] = next_hops;
+          order_.push_back(v);
         }
+        if (hops_[v] == next_hops) level_edges_.push_back({u, v, e});
       }
     }
   }
 
   // The most endpoint routes on one channel (no penalty is left between
   // destinations).
-  uint64_t busiest_load() const {
-    uint64_t most = 0;
-    for (uint64_t w : weight_) most = std::max(most, w - hop_weight_);
-    return most;
-  }
+  uint64_t busiest_load() const { return weight_.empty() ? 0 : *std::max_element(weight_.begin(), weight_.end()); }
 
   void route_destination(const Destination& d) {
     if (chunk_lids_.size() + d.lid_count() > chunk_capacity_) flush();
@@ -183,25 +179,22 @@ class SsspRouter {
   }
 
   // Takes the loads of `lid`'s routes (as its table column holds them) off
-  // the channels: every switch with sources walks its route to the root and
-  // takes its sources off each channel on the way, as route_lid put them on.
+  // the channels, as route_lid put them on: every route is minimal in hops,
+  // so the column's tree runs from each hop level of the root into the one
+  // before, and a reverse pass over the levels sees every switch after all
+  // switches routed through it. (The levels are the ones route_lid needs
+  // next, for the same root.)
   void rip_up(const Destination& d, uint16_t lid) {
-    for (SwitchId sw = 0; sw < switches_; ++sw) {
+    if (levels_root_ != d.sw) find_hop_levels(d.sw);
+    for (SwitchId sw : order_) carried_[sw] = sources_[sw];
+    for (size_t i = order_.size(); i-- > 1;) {
+      const SwitchId sw = order_[i];
       const uint8_t port = lft_[sw][lid];
-      next_edge_[sw] = sw == d.sw || port == kNoRoute || port_base_[sw] + port >= port_base_[sw + 1]
-                           ? kNoEdge
-                           : channel_edge_[port_base_[sw] + port];
-    }
-    for (SwitchId sw = 0; sw < switches_; ++sw) {
-      if (sources_[sw] == 0) continue;
-      // (A route is loop-free, so it ends within `switches_` channels.)
-      SwitchId at = sw;
-      for (uint32_t steps = 0; next_edge_[at] != kNoEdge && steps < switches_; ++steps) {
-        const uint32_t e = next_edge_[at];
-        assert(weight_[e] >= hop_weight_ + sources_[sw]);  // the column is the tree route_lid loaded
-        weight_[e] -= sources_[sw];
-        at = edge_source_[e];
-      }
+      assert(port_base_[sw] + port < port_base_[sw + 1]);  // route_lid routed every switch of the levels
+      const uint32_t e = channel_edge_[port_base_[sw] + port];
+      assert(weight_[e] >= carried_[sw]);
+      weight_[e] -= carried_[sw];
+      carried_[edge_source_[e]] += carried_[sw];
     }
   }
 
@@ -222,7 +215,7 @@ class SsspRouter {
 
     // Every switch's packets for the LID follow its channel toward the
     // root, carrying those of the switches farther out: a reverse pass in
-    // settle order sees every switch after all switches routed through it.
+    // search order sees every switch after all switches routed through it.
     if (d.port != 0) {
       for (SwitchId sw : order_) carried_[sw] = sources_[sw];
       for (size_t i = order_.size(); i-- > 1;) {
@@ -261,18 +254,22 @@ class SsspRouter {
   std::vector<uint32_t> sources_;      // by switch: endpoint ports hanging off it
   std::vector<uint32_t> port_base_;    // by switch: where its ports start in channel_edge_
   std::vector<uint32_t> channel_edge_; // by (switch, port): the reversed edge of the channel leaving there
-  uint64_t hop_weight_ = 1;
   uint64_t penalty_ = 1;
-  std::vector<uint64_t> weight_;       // by edge index e: the channel target(e) -> source(e)
+  std::vector<uint64_t> weight_;       // by edge index e: the load (and penalties) of the channel target(e) -> source(e)
   std::vector<uint32_t> penalized_;    // edges carrying a penalty for the current port
 
   // The search.
-  std::vector<uint64_t> dist_;     // by switch
+  struct LevelEdge {
+    SwitchId from, to;  // to is one hop farther from the root
+    uint32_t edge;
+  };
+  SwitchId levels_root_ = kNoSwitch;   // the root hops_, order_ and level_edges_ are for
+  std::vector<uint32_t> hops_;         // by switch: channels to the root
+  std::vector<SwitchId> order_;        // switches reached, by hops, the root first
+  std::vector<LevelEdge> level_edges_;
+  std::vector<uint64_t> dist_;     // by switch: the load summed along its route
   std::vector<uint32_t> via_;      // by switch: the edge it was reached through (its channel reversed)
-  std::vector<SwitchId> order_;    // switches in settle order, the root first
-  std::vector<HeapEntry> heap_;
   std::vector<uint64_t> carried_;  // by switch: sources whose packets reach it
-  std::vector<uint32_t> next_edge_;  // rip_up(): by switch, its channel toward the root, reversed
 
   // The chunk: staging_[slot * switches_ + sw] is switch sw's port for LID chunk_lids_[slot].
   size_t chunk_capacity_ = 0;
