@@ -178,6 +178,19 @@ std::pair<PortRef, PortRef> leaf_uplink(Bench& b, const std::string& leaf) {
   return {};
 }
 
+// Every cable of switch `sw` brought up or down; the switches at their far
+// ends, by name.
+std::vector<std::string> set_cables(Bench& b, NodeIndex sw, bool up) {
+  const Node& node = b.sim().topology().node(sw);
+  std::vector<std::string> neighbours;
+  for (uint8_t p = 1; p <= node.num_ports; ++p) {
+    if (!node.port(p).connected()) continue;
+    neighbours.push_back(b.sim().topology().node(node.port(p).remote_node).name);
+    REQUIRE(b.sim().set_link(PortRef{sw, p}, up).ok());
+  }
+  return neighbours;
+}
+
 TEST_CASE("a cable pulled and put back: only the region is read, the subnet is what a full sweep finds",
           "[sweep][incremental]") {
   Bench b;
@@ -274,12 +287,7 @@ TEST_CASE("a switch lost and returned: its neighbours' regions are read, it is f
   // An aggregation switch: every cable of it pulled.
   const NodeIndex lost = b.index("agg-5");
   const Node& node = b.sim().topology().node(lost);
-  std::vector<std::string> neighbours;
-  for (uint8_t p = 1; p <= node.num_ports; ++p) {
-    if (!node.port(p).connected()) continue;
-    neighbours.push_back(b.sim().topology().node(node.port(p).remote_node).name);
-    REQUIRE(b.sim().set_link(PortRef{lost, p}, false).ok());
-  }
+  const std::vector<std::string> neighbours = set_cables(b, lost, false);
   auto gone = b.incremental(first, neighbours);
   INFO((gone.ok() ? std::string() : gone.status().message()));
   REQUIRE(gone.ok());
@@ -289,8 +297,7 @@ TEST_CASE("a switch lost and returned: its neighbours' regions are read, it is f
   CHECK(b.check_held(*gone->subnet).all_delivered());
   full_sweep_agrees(b, *gone);
 
-  for (uint8_t p = 1; p <= node.num_ports; ++p)
-    if (node.port(p).connected()) REQUIRE(b.sim().set_link(PortRef{lost, p}, true).ok());
+  set_cables(b, lost, true);
   b.rec().clear();
   auto back = b.incremental(*gone, {neighbours.front()});
   INFO((back.ok() ? std::string() : back.status().message()));
@@ -311,12 +318,7 @@ TEST_CASE("a switch lost and returned: min-hop's tables are mended, not routed a
   REQUIRE(first.subnet_up);
   const NodeIndex lost = b.index("agg-5");
   const Node& node = b.sim().topology().node(lost);
-  std::vector<std::string> neighbours;
-  for (uint8_t p = 1; p <= node.num_ports; ++p) {
-    if (!node.port(p).connected()) continue;
-    neighbours.push_back(b.sim().topology().node(node.port(p).remote_node).name);
-    REQUIRE(b.sim().set_link(PortRef{lost, p}, false).ok());
-  }
+  const std::vector<std::string> neighbours = set_cables(b, lost, false);
   auto gone = b.incremental(first, neighbours);
   INFO((gone.ok() ? std::string() : gone.status().message()));
   REQUIRE(gone.ok());
@@ -329,8 +331,7 @@ TEST_CASE("a switch lost and returned: min-hop's tables are mended, not routed a
   CHECK(b.check_held(*gone->subnet).all_delivered());
   CHECK(b.check_held(*gone->subnet).longer_than_shortest == 0);
 
-  for (uint8_t p = 1; p <= node.num_ports; ++p)
-    if (node.port(p).connected()) REQUIRE(b.sim().set_link(PortRef{lost, p}, true).ok());
+  set_cables(b, lost, true);
   auto back = b.incremental(*gone, {neighbours.front()});
   INFO((back.ok() ? std::string() : back.status().message()));
   REQUIRE(back.ok());
