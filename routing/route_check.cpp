@@ -592,21 +592,21 @@ CdgOptions engine_vls(const RoutingEngine& engine, const RoutingInput& input,
 }
 
 bool RouteCheck::ok() const {
-  if (!pairs.all_delivered()) return false;
-  if (repaired_lids != 0) return true;
+  if (!all_delivered()) return false;
+  if (repair) return true;
   if (!cdg) return false;
   return cdg->acyclic() || !deadlock_free_promised;
 }
 
 std::string RouteCheck::to_string() const {
   std::string out = engine.empty() ? "routing check: " : fmt::format("routing check ({}): ", engine);
-  if (repaired_lids != 0) out += fmt::format("repaired, {} LIDs changed: ", repaired_lids);
+  if (repair) out += fmt::format("repaired, {}; the other routes as last checked: ", repair->to_string());
   out += fmt::format("{}/{} pairs delivered", pairs.delivered, pairs.pairs);
   if (!pairs.all_delivered()) out += fmt::format(" ({} unreachable, {} looping)", pairs.unreachable, pairs.looping);
   out += fmt::format(", hops max {} mean {:.1f}, stretch max {:.2f}, link routes max {} mean {:.1f} stddev {:.1f}",
                      pairs.max_hops, pairs.mean_hops, pairs.max_stretch, pairs.max_link_routes,
                      pairs.mean_link_routes, pairs.stddev_link_routes);
-  if (repaired_lids != 0) return out + ", cdg not checked after a repair";
+  if (repair) return out + ", cdg not checked after a repair";
   if (!cdg) return out + ", cdg not checked: " + cdg_error;
   if (!cdg->acyclic()) return out + ", cdg cycle on " + cdg->cycle_text;
   if (cdg->vls.size() <= 1) return out + ", cdg acyclic";
@@ -622,7 +622,7 @@ RouteCheck check_routes(const Fabric& fabric, LftSet lfts, const RouteCheckOptio
   check.pairs = check_all_pairs(fabric, lfts, options.pairs);
   // Routes to some LIDs only make a partial dependency graph, which proves nothing.
   if (options.pairs.destination_lids) {
-    check.repaired_lids = options.pairs.destination_lids->size();
+    check.cdg_error = "the routes to some LIDs only";
     return check;
   }
   Result<CdgReport> cdg = check_channel_dependencies(fabric, lfts, options.vls);

@@ -26,6 +26,7 @@
 
 #include "routing/cdg.h"
 #include "routing/port_routes.h"
+#include "routing/repair_check.h"
 #include "routing/trace.h"
 #include "sm/fabric/fabric.h"
 
@@ -119,14 +120,17 @@ struct RouteCheck {
   CheckSummary pairs;
   std::optional<CdgReport> cdg;  // empty when the graph could not be built
   std::string cdg_error;         // why not
-  // A check limited to CheckOptions::destination_lids (the LIDs a repair
-  // changed, RoutingEngine::repair): how many; the channel dependencies are
-  // then not checked (the next full routing checks them). 0: a full check.
-  uint64_t repaired_lids = 0;
+  // After a route repair (RoutingEngine::repair): the walks through what
+  // it changed (routing/repair_check.h); `pairs` is then the last full
+  // check's, and the channel dependencies are not checked.
+  std::optional<RepairCheck> repair;
 
   bool has_cycle() const { return cdg && !cdg->acyclic(); }
+  // Every pair delivered: the pairs counted, and after a repair every walk
+  // through what it changed.
+  bool all_delivered() const { return pairs.all_delivered() && (!repair || repair->all_delivered()); }
   // Every pair delivered, and no cycle (or none promised) nor a failed
-  // graph; after a repair, every pair to a changed LID delivered.
+  // graph; after a repair, every walk through a change delivered.
   bool ok() const;
   // One line, the same for `ibsm check` and the daemon's log:
   // "routing check (updn): 240/240 pairs delivered, hops max 4 mean 3.1,

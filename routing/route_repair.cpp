@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 
@@ -104,15 +105,18 @@ class Repair {
       find_moved(ends);
       for (SwitchId sw : ends) end_hops.push_back(hops_around(sw));
     }
-    // Made at the first batch searched (their buffers are some MB at 42k
-    // LIDs; a pull searches 2 batches, a change that moves no distance none).
+    // In narrow mode the destinations that moved are searched up front, 64
+    // to a search wherever their numbers lie (on a k=34 pull some 100 of
+    // 3,468, spread over 37 runs of 64: 74 searches became 4). The mends
+    // below still go run by run, switch by switch, in the order a search of
+    // every run would take, so the tables are the same as search_all's.
+    if (narrow) search_moved();
+    // Made at the first run searched (their buffers are some MB at 42k LIDs).
     std::optional<ShortestPathBatch> searched_now, searched_before;
     for (SwitchId first = 0; first < switches_; first += PathBatch::kWidth) {
       const uint32_t count = std::min(PathBatch::kWidth, switches_ - first);
-      if (narrow && std::none_of(moved_.begin() + first, moved_.begin() + first + count, [](bool m) { return m; })) {
-        for (const EndHops& end : end_hops) {
-          for (SwitchId to = first; to < first + count; ++to) mend_end(to, end);
-        }
+      if (narrow) {
+        mend_run(first, count, end_hops);
         continue;
       }
       if (!searched_now) {
@@ -130,13 +134,7 @@ class Repair {
         // were this engine's for `before`) and no port is new: most
         // (switch, destination) pairs end here.
         uint64_t differ = all;
-        if (same_edges_[sw]) {
-          differ = 0;
-          const uint32_t now_begin = now_.edge_begin(sw), before_begin = before_.edge_begin(sw);
-          for (uint32_t b = 0; b < now_.edge_begin(sw + 1) - now_begin; ++b) {
-            differ |= paths.toward(now_begin + b) ^ old_paths.toward(before_begin + b);
-          }
-        }
+        if (same_edges_[sw]) differ = differing(paths, old_paths, sw, all);
         for (uint64_t js = differ & ~(first <= sw && sw < first + count ? uint64_t{1} << (sw - first) : 0); js != 0;
              js &= js - 1) {
           const uint32_t j = static_cast<uint32_t>(std::countr_zero(js));
@@ -232,6 +230,79 @@ class Repair {
       end.before_next.push_back(&hops_now(before_.edge_target(e)));
     }
     return end;
+  }
+
+  // The bits of `bits` for the batch destinations toward which switch sw's
+  // out-edges on paths differ between the searches now and before.
+  uint64_t differing(const PathBatch& paths, const PathBatch& old_paths, SwitchId sw, uint64_t bits) const {
+    uint64_t differ = 0;
+    const uint32_t now_begin = now_.edge_begin(sw), before_begin = before_.edge_begin(sw);
+    for (uint32_t b = 0; b < now_.edge_begin(sw + 1) - now_begin; ++b) {
+      differ |= paths.toward(now_begin + b) ^ old_paths.toward(before_begin + b);
+    }
+    return differ & bits;
+  }
+
+  // The destinations whose distances moved, searched now and before, 64 to
+  // a pair of searches; moved_at_[to]: (search, bit) of each.
+  void search_moved() {
+    std::vector<SwitchId> moved;
+    for (SwitchId to = 0; to < switches_; ++to) {
+      if (moved_[to]) moved.push_back(to);
+    }
+    moved_at_.assign(switches_, {kNoIndex, 0});
+    for (size_t i = 0; i < moved.size(); i += PathBatch::kWidth) {
+      const auto some = std::span(moved).subspan(i, std::min<size_t>(PathBatch::kWidth, moved.size() - i));
+      auto& pair = moved_searches_.emplace_back(std::make_unique<ShortestPathBatch>(now_),
+                                                std::make_unique<ShortestPathBatch>(before_));
+      pair.first->search(some, false);
+      pair.second->search(some, false);
+      std::vector<uint64_t>& differ = moved_differ_.emplace_back(switches_, 0);
+      for (SwitchId sw = 0; sw < switches_; ++sw) {
+        if (same_edges_[sw]) differ[sw] = differing(*pair.first, *pair.second, sw, ~uint64_t{0});
+      }
+      for (uint32_t j = 0; j < some.size(); ++j) {
+        moved_at_[some[j]] = {static_cast<uint32_t>(moved_searches_.size() - 1), j};
+      }
+    }
+  }
+
+  // The mends a search of the run of destinations first .. first + count - 1
+  // would make, in its order (switch by switch, destination by destination):
+  // at the ends of changed cables toward each destination, elsewhere toward
+  // the moved ones whose paths differ there.
+  void mend_run(SwitchId first, uint32_t count, const std::vector<EndHops>& end_hops) {
+    std::vector<SwitchId> moved;
+    for (SwitchId to = first; to < first + count; ++to) {
+      if (moved_[to]) moved.push_back(to);
+    }
+    size_t next_end = 0;  // end_hops is in switch order
+    for (SwitchId sw = 0; sw < switches_; ++sw) {
+      const EndHops* end = next_end < end_hops.size() && end_hops[next_end].sw == sw ? &end_hops[next_end++] : nullptr;
+      if (end != nullptr) {
+        for (SwitchId to = first; to < first + count; ++to) {
+          if (moved_[to]) {
+            mend_moved(to, sw);
+          } else {
+            mend_end(to, *end);
+          }
+        }
+        continue;
+      }
+      for (SwitchId to : moved) {
+        const auto [search, j] = moved_at_[to];
+        if ((moved_differ_[search][sw] >> j) & 1) mend_moved(to, sw);
+      }
+    }
+  }
+
+  // mend() toward a destination that moved, from its searches.
+  void mend_moved(SwitchId to, SwitchId sw) {
+    if (to == sw) return;
+    const auto [search, j] = moved_at_[to];
+    mask_of(*moved_searches_[search].first, now_, sw, j, mask_);
+    mask_of(*moved_searches_[search].second, before_, sw, j, old_mask_);
+    mend(to, sw);
   }
 
   // mend() at the end of a changed cable toward a destination switch whose
@@ -438,6 +509,12 @@ class Repair {
   std::vector<uint8_t> carried_here_;   // mend(): carries() of each
   std::vector<uint64_t> mask_, old_mask_;  // mend(): the out-edges on paths, now and before
   std::vector<bool> moved_;             // by destination switch (find_moved)
+  // search_moved(): the searches (now, before) of the moved destinations,
+  // by destination its (search, bit), and by search the bits toward which
+  // each switch's paths differ.
+  std::vector<std::pair<std::unique_ptr<ShortestPathBatch>, std::unique_ptr<ShortestPathBatch>>> moved_searches_;
+  std::vector<std::pair<uint32_t, uint32_t>> moved_at_;
+  std::vector<std::vector<uint64_t>> moved_differ_;
   std::unordered_map<SwitchId, std::vector<uint16_t>> hops_now_;  // by root (hops_now)
   std::vector<SwitchId> queue_;         // hops_from()
   std::array<uint32_t, 256> local_{};   // mend(): the destination's entries per port

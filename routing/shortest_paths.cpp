@@ -41,6 +41,14 @@ void PathBatch::start(SwitchId first, uint32_t count) {
   assert(count >= 1 && count <= kWidth && first + count <= switches_);
   first_ = first;
   count_ = count;
+  listed_.clear();
+}
+
+void PathBatch::start(std::span<const SwitchId> destinations) {
+  assert(!destinations.empty() && destinations.size() <= kWidth);
+  first_ = 0;
+  count_ = static_cast<uint32_t>(destinations.size());
+  listed_.assign(destinations.begin(), destinations.end());
 }
 
 void PathBatch::finish() {
@@ -87,12 +95,24 @@ ShortestPathBatch::ShortestPathBatch(const RoutingGraph& graph) : PathBatch(grap
 
 void ShortestPathBatch::search(SwitchId first, uint32_t count, bool masks) {
   start(first, count);
+  search_started(masks);
+}
 
+void ShortestPathBatch::search(std::span<const SwitchId> destinations, bool masks) {
+  start(destinations);
+  search_started(masks);
+}
+
+void ShortestPathBatch::search_started(bool masks) {
   // Level by level: a switch joins level l + 1 for the destinations that a
   // neighbour reached at level l and it has not reached yet.
   std::fill(visited_.begin(), visited_.end(), 0);
   std::fill(frontier_.begin(), frontier_.end(), 0);
-  for (uint32_t j = 0; j < count; ++j) frontier_[first + j] = visited_[first + j] = uint64_t{1} << j;
+  for (uint32_t j = 0; j < count_; ++j) {
+    const SwitchId d = destination(j);
+    frontier_[d] |= uint64_t{1} << j;
+    visited_[d] |= uint64_t{1} << j;
+  }
   levels_.assign(frontier_.begin(), frontier_.end());
   max_level_ = 0;
   while (true) {

@@ -31,7 +31,7 @@ class PathBatch {
 
   const RoutingGraph& graph() const { return graph_; }
   uint32_t count() const { return count_; }
-  SwitchId destination(uint32_t j) const { return first_ + j; }
+  SwitchId destination(uint32_t j) const { return listed_.empty() ? first_ + j : listed_[j]; }
   // The switches that reach destination j, farthest first (ties in switch
   // order), the destination itself left out.
   std::span<const SwitchId> farthest_first(uint32_t j) const {
@@ -58,12 +58,15 @@ class PathBatch {
   // A search calls start(), fills levels_, max_level_ and on_path_, then
   // calls finish().
   void start(SwitchId first, uint32_t count);
+  // Toward these switches instead of a run of consecutive ones.
+  void start(std::span<const SwitchId> destinations);
   void finish();
 
   const RoutingGraph& graph_;
   const uint32_t switches_;
   SwitchId first_ = 0;
   uint32_t count_ = 0;
+  std::vector<SwitchId> listed_;  // the destinations when not a run from first_
   // levels_[l * switches_ + sw]: the destinations sw is l hops from, for
   // l = 0..max_level_.
   std::vector<uint64_t> levels_;
@@ -91,8 +94,14 @@ class ShortestPathBatch final : public PathBatch {
   // Without `masks` only toward() and distance() are filled, not the
   // candidate masks nor the orders (a route repair needs no more).
   void search(SwitchId first, uint32_t count, bool masks = true);
+  // Toward these switches (1 to kWidth of them, any order): a route repair
+  // searches the few destinations whose distances moved, which lie all over
+  // the switch numbers, 64 to a search.
+  void search(std::span<const SwitchId> destinations, bool masks = true);
 
  private:
+  void search_started(bool masks);
+
   std::vector<uint64_t> frontier_, next_, visited_;  // by switch, during the search
 };
 

@@ -30,10 +30,20 @@ void record_check(SweepRoutes& r, routing::RouteCheck check, LogSink& log) {
   r.check = check.to_string();
   r.check_ok = check.ok();
   ibsm::log(log, check.ok() ? LogLevel::info : LogLevel::warn, Subsystem::routing, "{}", r.check);
-  for (const std::string& problem : check.pairs.problems) {
+  for (const std::string& problem : check.repair ? check.repair->problems : check.pairs.problems) {
     ibsm::log(log, LogLevel::warn, Subsystem::routing, "routing check: {}", problem);
   }
   r.route_check = std::move(check);
+}
+
+// A credit loop is never installed in silence: these are still the tables
+// programmed (no engine of the chain did better, and a fabric that can
+// deadlock under load beats one without routes), but the error says so.
+void log_credit_loop(const SweepRoutes& r, LogSink& log) {
+  ibsm::log(log, LogLevel::error, Subsystem::routing,
+            "routing engine {} leaves a credit loop in the tables installed (a channel dependency cycle on {}); "
+            "the fabric can deadlock under load: choose an engine that stays deadlock-free here (dfsssp, updn)",
+            r.engine, r.route_check->cdg->cycle_text);
 }
 
 }  // namespace
@@ -53,15 +63,23 @@ Node uncabled(const Node& n) {
   return copy;
 }
 
-// Appends to `to` the switches of `from` it lacks; false when an end port
-// of `from` is missing from `to` or a switch does not fit.
-bool add_missing_switches(const Fabric& from, Fabric& to, size_t& added) {
+// The switches of `from` that `to` lacks, by index; nullopt when an end
+// port of `from` is missing from `to` too.
+std::optional<std::vector<NodeIndex>> missing_switches(const Fabric& from, const Fabric& to) {
+  std::vector<NodeIndex> missing;
   for (uint32_t i = 0; i < from.node_count(); ++i) {
     const Node& n = from.node(NodeIndex{i});
     if (to.find_by_node_guid(n.node_guid)) continue;
-    if (!n.is_switch()) return false;
-    if (!to.add_node(uncabled(n)).ok()) return false;
-    ++added;
+    if (!n.is_switch()) return std::nullopt;
+    missing.push_back(NodeIndex{i});
+  }
+  return missing;
+}
+
+// Appends to `to` these switches of `from`, uncabled; false when one does not fit.
+bool add_switches(const Fabric& from, const std::vector<NodeIndex>& switches, Fabric& to) {
+  for (NodeIndex i : switches) {
+    if (!to.add_node(uncabled(from.node(i))).ok()) return false;
   }
   return true;
 }
@@ -69,10 +87,13 @@ bool add_missing_switches(const Fabric& from, Fabric& to, size_t& added) {
 }  // namespace
 
 std::optional<SameSwitches> with_same_switches(const Fabric& before, const Fabric& now) {
+  // Asked after every change that needs new routes: the fabrics (46k nodes
+  // at 42k LIDs) are copied only when a switch came or went.
+  const auto lost = missing_switches(before, now);
+  const auto come = missing_switches(now, before);
+  if (!lost || !come || (lost->empty() && come->empty())) return std::nullopt;
   SameSwitches s{before, now};
-  size_t added = 0;
-  if (!add_missing_switches(now, s.before, added) || !add_missing_switches(before, s.now, added) || added == 0)
-    return std::nullopt;
+  if (!add_switches(now, *come, s.before) || !add_switches(before, *lost, s.now)) return std::nullopt;
   return s;
 }
 
@@ -81,6 +102,7 @@ std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last,
   if (!last.engine_used) return std::nullopt;
   Result<routing::RoutingGraph> graph = routing::RoutingGraph::build(now);
   if (!graph.ok()) return std::nullopt;
+  const SharedLfts given = last.lfts;  // the rows, shared: the check compares against them
   auto mended = last.engine_used->repair(routing::RoutingInput{.graph = *graph, .log = log}, before, std::move(last.lfts));
   if (!mended) return std::nullopt;
   const Fabric& real = checked ? *checked : now;
@@ -95,15 +117,29 @@ std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last,
   }
   ibsm::log(log, LogLevel::info, Subsystem::routing, "{}: tables mended: {} entries of {} LIDs changed", r.engine,
             mended->changed_entries, mended->changed_lids.size());
-  // The per-port loads stay the last full check's: a partial count would
-  // show the changed LIDs' routes only.
-  // Filled in step by step: GCC 12 at -O3 took the optional inside a nested
-  // designated initializer for a maybe-uninitialized read.
-  routing::RouteCheckOptions options;
-  options.pairs.max_problems = 3;
-  options.pairs.destination_lids = std::move(mended->changed_lids);
-  options.engine = r.engine;
-  record_check(r, routing::check_routes(real, r.lfts, options), log);
+  // The walks through the changes stand for every pair when the last
+  // tables were checked and found delivering every pair (routing/repair_check.h);
+  // else, or when end ports changed, every pair is checked.
+  std::optional<routing::RepairCheck> walks;
+  if (r.route_check && r.route_check->all_delivered()) walks = routing::check_repaired_routes(before, real, given, r.lfts, 3);
+  if (!walks) {
+    routing::RouteCheckOptions options;
+    options.pairs.max_problems = 3;
+    options.engine = r.engine;
+    routing::RouteCheck check = routing::check_routes(real, r.lfts, options);
+    r.port_routes = std::move(check.pairs.port_routes);
+    record_check(r, std::move(check), log);
+    if (r.route_check->has_cycle()) log_credit_loop(r, log);
+    return r;
+  }
+  // The pairs and per-port loads stay the last full check's: the walks
+  // count no pairs.
+  routing::RouteCheck check;
+  check.engine = r.engine;
+  check.deadlock_free_promised = r.route_check->deadlock_free_promised;
+  check.pairs = r.route_check->pairs;
+  check.repair = std::move(*walks);
+  record_check(r, std::move(check), log);
   return r;
 }
 
@@ -138,16 +174,10 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
         {.pairs = {.max_problems = 3}, .engine = r.engine, .vls = routing::engine_vls(*r.engine_used, input, r.sl2vl)});
     r.port_routes = std::move(check.pairs.port_routes);
     record_check(r, std::move(check), *sink);
-    // A credit loop is never installed in silence: these are still the
-    // tables programmed (no engine of the chain did better, and a fabric
-    // that can deadlock under load beats one without routes), but the error
-    // says so and the count goes to the metrics.
+    // A credit loop is logged (log_credit_loop) and counted for the metrics.
     if (r.route_check->has_cycle()) {
       ++*credit_loops;
-      ibsm::log(*sink, LogLevel::error, Subsystem::routing,
-                "routing engine {} leaves a credit loop in the tables installed (a channel dependency cycle on {}); "
-                "the fabric can deadlock under load: choose an engine that stays deadlock-free here (dfsssp, updn)",
-                r.engine, r.route_check->cdg->cycle_text);
+      log_credit_loop(r, *sink);
     }
     r.credit_loops = *credit_loops;
     return r;

@@ -29,9 +29,11 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
 
 // The routes of `now` mended by the engine that made `last` from `last`
 // (RoutingEngine::repair), whose tables are already by `now`'s node
-// indices and were made for `before`. Only the pairs to the LIDs the repair
-// changed are checked; the channel dependencies wait for the next full
-// routing, which the log line says. nullopt when the engine cannot mend
+// indices and were made for `before`. Only the walks through the entries
+// and cables that changed are checked (routing/repair_check.h), when the
+// last check found every pair delivered and the end ports are as before;
+// else every pair. The channel dependencies wait for the next full routing,
+// which the log line says. nullopt when the engine cannot mend
 // this change: route afresh. `now` may be padded (with_same_switches):
 // then the tables come back for `checked`, the real fabric whose nodes come
 // first in `now`, and are checked on it.

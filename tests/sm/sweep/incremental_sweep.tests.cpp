@@ -4,10 +4,12 @@
 // full heavy sweep would find (which then has nothing left to set), and
 // every pair is delivered; in doubt it refuses and says why.
 #include <algorithm>
+#include <ctime>
 #include <map>
 #include <set>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "mad/wire/smp.h"
 #include "sm/fabric/compare.h"
@@ -73,8 +75,8 @@ class RecordingPort : public Transport {
   std::set<NodeIndex> gets_to_;
 };
 
-Fabric fat_tree() {
-  auto f = topogen::kary_ntree({.k = 4, .n = 3});
+Fabric fat_tree(uint32_t k = 4) {
+  auto f = topogen::kary_ntree({.k = k, .n = 3});
   REQUIRE(f.ok());
   return std::move(*f);
 }
@@ -82,7 +84,8 @@ Fabric fat_tree() {
 // The SM at the first CA, ftree routing, every SMP recorded.
 class Bench {
  public:
-  explicit Bench(const std::string& engine = "ftree") : sim_(fat_tree()) {
+  explicit Bench(const std::string& engine = "ftree", Fabric fabric = fat_tree(), SimOptions options = {})
+      : sim_(std::move(fabric), options) {
     const PortRef at = SweepHarness::first_ca_port(sim_.topology());
     SimPort& port = sim_.attach(at.node, at.port);
     port.set_is_sm(true);
@@ -370,6 +373,43 @@ TEST_CASE("in doubt the incremental pass refuses and says why", "[sweep][increme
     auto r = b.incremental(first, std::vector<Guid>{Guid{0x1234}});
     REQUIRE_FALSE(r.ok());
     CHECK_THAT(r.status().message(), Catch::Contains("none of the 1 switches named is in the subnet"));
+  }
+}
+
+// Not a test: the CPU time of a cable pulled and put back on the k=34 fat
+// tree (42,772 LIDs, min-hop), the incremental sweep alone, in process, for
+// profiling (`perf record ... sm_sweep_tests '[k34-events]'`). Under ibsim
+// bench/reroute.sh --k34 measures the daemon.
+TEST_CASE("k=34: a cable pulled and put back, timed", "[.][k34-events]") {
+  // CPU time of this thread: other work on the machine moves it less than
+  // the wall clock.
+  struct Cpu {
+    static double now() {
+      timespec t{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+      return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+    }
+  };
+  const auto ms = [](double t0) { return Cpu::now() - t0; };
+  Bench b("minhop", fat_tree(34), SimOptions{.linear_fdb_cap = 49152});
+  auto t0 = Cpu::now();
+  SweepReport last = b.heavy();
+  REQUIRE(last.subnet_up);
+  fmt::print("cold bring-up: {:.0f} ms of cpu\n", ms(t0));
+  auto [down, far] = leaf_uplink(b, "leaf-5");
+  const std::string agg = b.sim().topology().node(far.node).name;
+  for (int round = 0; round < 2; ++round) {
+    for (const bool up : {false, true}) {
+      REQUIRE(b.sim().set_link(down, up).ok());
+      t0 = Cpu::now();
+      auto r = b.incremental(last, {up ? agg : std::string("leaf-5")});
+      const double took = ms(t0);
+      INFO((r.ok() ? std::string() : r.status().message()));
+      REQUIRE(r.ok());
+      REQUIRE(r->subnet_up);
+      fmt::print("{}: {:.0f} ms of cpu; {}\n", up ? "put back" : "pull", took, r->routes.check);
+      last = std::move(*r);
+    }
   }
 }
 
