@@ -376,8 +376,8 @@ TEST_CASE("in doubt the incremental pass refuses and says why", "[sweep][increme
   }
 }
 
-// Not a test: the CPU time of a cable pulled and put back on the k=34 fat
-// tree (42,772 LIDs, min-hop), the incremental sweep alone, in process, for
+// Not a test: the CPU time of a cable pulled and put back, then an
+// aggregation switch lost and returned, on the k=34 fat tree (42,772 LIDs, min-hop), the incremental sweep alone, in process, for
 // profiling (`perf record ... sm_sweep_tests '[k34-events]'`). Under ibsim
 // bench/reroute.sh --k34 measures the daemon.
 TEST_CASE("k=34: a cable pulled and put back, timed", "[.][k34-events]") {
@@ -410,6 +410,18 @@ TEST_CASE("k=34: a cable pulled and put back, timed", "[.][k34-events]") {
       fmt::print("{}: {:.0f} ms of cpu; {}\n", up ? "put back" : "pull", took, r->routes.check);
       last = std::move(*r);
     }
+  }
+  const NodeIndex lost = b.index("agg-5");
+  for (const bool up : {false, true}) {
+    const std::vector<std::string> neighbours = set_cables(b, lost, up);
+    t0 = Cpu::now();
+    auto r = b.incremental(last, {neighbours.front()});
+    const double took = ms(t0);
+    INFO((r.ok() ? std::string() : r.status().message()));
+    REQUIRE(r.ok());
+    REQUIRE(r->subnet_up);
+    fmt::print("{}: {:.0f} ms of cpu; {}\n", up ? "switch back" : "switch lost", took, r->routes.check);
+    last = std::move(*r);
   }
 }
 
