@@ -53,7 +53,8 @@ class MKeyPaths {
   std::optional<uint64_t> key(const DrPath& path) const;
   void set(const DrPath& path, uint64_t key);
   void refuse(const DrPath& path);
-  bool refused(const DrPath& path) const { return refused_.count(text(path)) != 0; }
+  // (Asked for every port a sweep programs: with nothing refused, no key text is made.)
+  bool refused(const DrPath& path) const { return !refused_.empty() && refused_.count(text(path)) != 0; }
   bool empty() const { return keys_.empty() && refused_.empty(); }
 
  private:

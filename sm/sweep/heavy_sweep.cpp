@@ -354,7 +354,7 @@ class HeavySweep {
     SubnetSettings subnet = config_.subnet;
     subnet.sm_lid = report_.sm_lid;
     const Fabric& f = found();
-    configured_info_ = report_.discovery.port_info;
+    configured_info_.assign(report_.discovery.port_info.size(), {});
     held_info_ = report_.discovery.port_info;
     for (uint32_t i = 0; i < f.node_count(); ++i) {
       NodeIndex n{i};
@@ -380,7 +380,7 @@ class HeavySweep {
         if (update && !worth_setting(node.node_guid, p, current(n, p), *update)) update.reset();
         if (update) {
           ++report_.port_info_sets;
-          configured_info_[i][p] = *update;
+          configured_info_for_write(i, p) = *update;
           // A port in INIT is armed by the same Set (IBA 14.2.5.6: PortState
           // 2 asks for ARMED, the one step on from INIT the port state machine
           // of IBA 7.2 allows; the port applies the Set's other components
@@ -402,7 +402,7 @@ class HeavySweep {
                       asked_key = m_key_fields(update)](std::span<const uint8_t> data) {
                        auto pi = wire::decode_port_info(data);
                        if (!pi.ok()) return;
-                       configured_info_[i][p].port_state = pi->port_state;
+                       configured_info_for_write(i, p).port_state = pi->port_state;
                        // The GetResp of a Set carries the attribute as the port
                        // now holds it (IBA 13.4.5, Set): it keeps only what it can
                        // (ibsim forgets SubnetTimeout, GidPrefix, NeighborMTU),
@@ -655,8 +655,8 @@ class HeavySweep {
     for (uint32_t i = 0; i < f.node_count(); ++i) {
       const Node& node = f.node(NodeIndex{i});
       for (uint8_t p = 0; p <= node.num_ports; ++p) {
-        if (configured_info_[i].size() <= p) continue;
-        wire::PortInfo& pi = configured_info_[i][p];
+        if (report_.discovery.port_info[i].size() <= p) continue;
+        const wire::PortInfo& pi = configured_info(i, p);
         if (pi.port_state != from) continue;
         if (p == 0 ? !node.is_switch() : !node.port(p).connected()) continue;
         std::optional<DrPath> path = path_into(NodeIndex{i}, p);
@@ -667,7 +667,7 @@ class HeavySweep {
                  [this, i, p, to, &node](std::span<const uint8_t> data) {
                    auto r = wire::decode_port_info(data);
                    if (!r.ok()) return;
-                   configured_info_[i][p].port_state = r->port_state;
+                   configured_info_for_write(i, p).port_state = r->port_state;
                    held_info_[i][p] = *r;  // the port's own values, as for the programming Set
                    configured_.node(NodeIndex{i}).port(p).state = r->port_state;
                    if (r->port_state != to)
@@ -735,7 +735,17 @@ class HeavySweep {
   std::vector<std::vector<std::optional<PortEnforcement>>> enforcement_;
   // PortInfo as configured (what we wrote), by node and port: the base of the
   // state-change Sets, which must write every configured field back unchanged.
+  // A node's row is made at the first write (configured_info_for_write); an
+  // empty row reads as discovered: an incremental sweep sets a few ports,
+  // and a copy of every PortInfo was 13 MB per event at 42k LIDs.
   std::vector<std::vector<wire::PortInfo>> configured_info_;
+  const wire::PortInfo& configured_info(uint32_t i, uint8_t p) const {
+    return configured_info_[i].empty() ? report_.discovery.port_info[i][p] : configured_info_[i][p];
+  }
+  wire::PortInfo& configured_info_for_write(uint32_t i, uint8_t p) {
+    if (configured_info_[i].empty()) configured_info_[i] = report_.discovery.port_info[i];
+    return configured_info_[i][p];
+  }
   // PortInfo as each port holds it after the sweep: as read, then as the
   // GetResp of each Set answered it (where none was decoded, the managed
   // fields as the Set asked).
