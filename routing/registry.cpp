@@ -61,9 +61,10 @@ Status register_builtin_engines(EngineRegistry& registry, const EngineSettings& 
     return std::make_unique<FileEngine>(dump, name);
   }));
   IBSM_RETURN_IF_ERROR(registry.add(std::string(kDorName), [] { return std::make_unique<DorEngine>(); }));
-  IBSM_RETURN_IF_ERROR(registry.add(std::string(kTorus2QosName), [config = settings.torus_config] {
-    return std::make_unique<Torus2QosEngine>(config);
-  }));
+  IBSM_RETURN_IF_ERROR(registry.add(std::string(kTorus2QosName),
+                                    [config = settings.torus_config, memory = settings.torus_memory] {
+                                      return std::make_unique<Torus2QosEngine>(config, memory);
+                                    }));
   return {};
 }
 

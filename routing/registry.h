@@ -13,6 +13,7 @@
 #include "mad/base/types.h"
 #include "routing/engine.h"
 #include "routing/torus_config.h"
+#include "routing/torus_topology.h"
 #include "sm/dump/lft_dump.h"
 
 namespace ibsm::routing {
@@ -48,6 +49,10 @@ struct EngineSettings {
   // torus-2QoS's torus-2QoS.conf (torus_config), parsed; null: torus-2QoS
   // finds the torus from the cables alone.
   std::shared_ptr<const TorusConfig> torus_config;
+  // The torus torus-2QoS found last, shared by every copy of these settings
+  // (the routings of one SM, sweep after sweep), so a fabric that lost a
+  // cable keeps the pristine torus's datelines and SLs (routing/torus_topology.h).
+  std::shared_ptr<TorusMemory> torus_memory = std::make_shared<TorusMemory>();
   // The data VLs engines may give paths (RoutingInput::max_vls): max_op_vls
   // as a count of VLs (vls_of_max_op_vls, routing/vl_budget.h).
   uint8_t max_vls = 15;

@@ -110,7 +110,13 @@ SwitchId switch_of_lid(const RoutingGraph& graph, Lid lid) {
 Result<UnicastTables> Torus2QosEngine::compute(const RoutingInput& input) {
   const RoutingGraph& graph = input.graph;
   topology_.reset();
-  Result<TorusTopology> found = discover_torus(graph, config_.get());
+  // The torus of the last routing if this fabric still fits it (the same
+  // torus with cables or switches missing), else found afresh.
+  std::optional<TorusTopology> recalled;
+  if (memory_ != nullptr && memory_->config == config_) recalled = recall_torus(graph, *memory_);
+  const bool remembered = recalled.has_value();
+  Result<TorusTopology> found =
+      remembered ? Result<TorusTopology>(std::move(*recalled)) : discover_torus(graph, config_.get());
   if (!found.ok()) return found.status();
   const TorusTopology& t = *found;
   unsigned dims = 0;
@@ -151,7 +157,13 @@ Result<UnicastTables> Torus2QosEngine::compute(const RoutingInput& input) {
     }
   }
   log(input.log, LogLevel::info, Subsystem::routing, "torus-2QoS: a {} of {} switches{}", t.shape(), graph.switch_count(),
-           t.seed == 0 ? std::string(", found from the cables") : fmt::format(", from seed {} of the torus config", t.seed));
+      remembered   ? std::string(", the last routing's (its coordinates, datelines and sls kept)")
+      : t.seed == 0 ? std::string(", found from the cables")
+                    : fmt::format(", from seed {} of the torus config", t.seed));
+  if (memory_ != nullptr && !remembered) {
+    *memory_ = remember_torus(graph, t);
+    memory_->config = config_;
+  }
   topology_ = std::move(found).value();
   return tables;
 }

@@ -22,7 +22,15 @@
 // A failed cable changes no path's SL: the SL comes from the path the
 // pristine torus would take, and a path whose ring has lost a cable goes the
 // other way round if it must ("the long way"). A ring with a cable missing
-// cannot close a credit loop, so its dateline no longer matters. A ring
+// cannot close a credit loop, so its dateline no longer matters. The pristine
+// torus is the one the engine found last (TorusMemory, shared through
+// EngineSettings by the engines one SM makes sweep after sweep): a fabric that
+// still fits it (its switches known, its cables between neighbours there) is
+// laid on it, not searched afresh. Without that a ring with a cable gone is
+// found as a line (every SL 0), and a torus whose origin switch lost a cable
+// is oriented from another switch (other datelines, other SLs). An SM that
+// starts on a fabric already broken has no such memory; OpenSM's
+// torus-2QoS.conf seeds fix the orientation for it. A ring
 // broken twice between a path's ends (disjoint segments), a mesh line broken
 // anywhere a path needs it, or a failed switch (OpenSM turns around those
 // against dimension order; this engine does not) make the engine refuse the
@@ -48,7 +56,11 @@ class Torus2QosEngine final : public RoutingEngine {
  public:
   // `config`: OpenSM's torus-2QoS.conf, parsed (null: find the torus from
   // the cables alone).
-  explicit Torus2QosEngine(std::shared_ptr<const TorusConfig> config = nullptr) : config_(std::move(config)) {}
+  // `memory`: the torus the last routing found, read and written by compute()
+  // (null: none, every routing searches afresh).
+  explicit Torus2QosEngine(std::shared_ptr<const TorusConfig> config = nullptr,
+                           std::shared_ptr<TorusMemory> memory = nullptr)
+      : config_(std::move(config)), memory_(std::move(memory)) {}
 
   std::string_view name() const override { return kTorus2QosName; }
   Result<UnicastTables> compute(const RoutingInput& input) override;
@@ -64,6 +76,7 @@ class Torus2QosEngine final : public RoutingEngine {
 
  private:
   std::shared_ptr<const TorusConfig> config_;
+  std::shared_ptr<TorusMemory> memory_;
   std::optional<TorusTopology> topology_;
 };
 

@@ -365,7 +365,10 @@ Result<TorusTopology> fit_seed(const RoutingGraph& graph, const TorusConfig& con
         const int64_t r = config.radix[cd];
         int64_t x = found->coord[v][k];
         if (config.wraps[cd]) {
-          // Relative to the origin (at 0), turned, then the dateline's move.
+          // Relative to the origin, turned, then the dateline's move. A ring
+          // found has the origin at 0; a ring broken into a line starts at
+          // the line's end instead, so the origin's place is taken off.
+          x -= found->coord[origin][k];
           if (flip[k]) x = -x;
           x = ((x - seed.dateline[cd]) % r + r) % r;
         } else if (flip[k]) {
@@ -388,6 +391,65 @@ Result<TorusTopology> fit_seed(const RoutingGraph& graph, const TorusConfig& con
 }
 
 }  // namespace
+
+TorusMemory remember_torus(const RoutingGraph& graph, const TorusTopology& t) {
+  TorusMemory m;
+  m.radix = t.radix;
+  m.wraps = t.wraps;
+  m.seed = t.seed;
+  m.coord.reserve(graph.switch_count());
+  for (SwitchId v = 0; v < graph.switch_count() && v < t.coord.size(); ++v) {
+    m.coord.emplace_back(graph.fabric().node(graph.node_of(v)).node_guid, t.coord[v]);
+  }
+  std::sort(m.coord.begin(), m.coord.end());
+  return m;
+}
+
+std::optional<TorusTopology> recall_torus(const RoutingGraph& graph, const TorusMemory& memory) {
+  if (memory.empty()) return std::nullopt;
+  TorusTopology t;
+  t.radix = memory.radix;
+  t.wraps = memory.wraps;
+  t.seed = memory.seed;
+  t.coord.resize(graph.switch_count());
+  for (SwitchId v = 0; v < graph.switch_count(); ++v) {
+    const Guid guid = graph.fabric().node(graph.node_of(v)).node_guid;
+    const auto it = std::lower_bound(memory.coord.begin(), memory.coord.end(), guid,
+                                     [](const auto& entry, Guid g) { return entry.first < g; });
+    if (it == memory.coord.end() || it->first != guid) return std::nullopt;  // a switch it never saw
+    t.coord[v] = it->second;
+  }
+  t.at.assign(t.positions(), kNoSwitch);
+  for (SwitchId v = 0; v < graph.switch_count(); ++v) {
+    SwitchId& slot = t.at[t.position(t.coord[v])];
+    if (slot != kNoSwitch) return std::nullopt;
+    slot = v;
+  }
+  // Each cable's direction: the one dimension its ends differ in, by one
+  // step "+" or "-" (round the ring where it wraps).
+  t.edge_dir.assign(graph.edge_count(), kNoDirection);
+  for (SwitchId v = 0; v < graph.switch_count(); ++v) {
+    for (uint32_t e = graph.edge_begin(v); e < graph.edge_begin(v + 1); ++e) {
+      const SwitchId w = graph.edge_target(e);
+      if (w == v) continue;  // a cable back to the same switch: no direction, as discover_torus
+      uint8_t dir = kNoDirection;
+      unsigned differing = 0;
+      for (uint8_t d = 0; d < kTorusDims; ++d) {
+        const uint32_t a = t.coord[v][d], b = t.coord[w][d], r = t.radix[d];
+        if (a == b) continue;
+        ++differing;
+        if (b == a + 1 || (t.wraps[d] && a + 1 == r && b == 0)) {
+          dir = static_cast<uint8_t>(2 * d);
+        } else if (a == b + 1 || (t.wraps[d] && b + 1 == r && a == 0)) {
+          dir = static_cast<uint8_t>(2 * d + 1);
+        }
+      }
+      if (differing != 1 || dir == kNoDirection) return std::nullopt;  // a cable the torus never had
+      t.edge_dir[e] = dir;
+    }
+  }
+  return t;
+}
 
 std::string TorusTopology::shape() const {
   std::string dims, kinds;

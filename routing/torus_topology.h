@@ -26,7 +26,10 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mad/base/status.h"
@@ -62,5 +65,35 @@ struct TorusTopology {
 // `config` (null: none). Fails, saying why, when the switch graph is not a
 // 1D to 3D torus or mesh (or not the one the config describes).
 Result<TorusTopology> discover_torus(const RoutingGraph& graph, const TorusConfig* config);
+
+// The torus found last, by switch node GUID, kept from one routing to the
+// next (EngineSettings::torus_memory): a fabric that has lost cables (or
+// switches) is laid on it again, so its coordinates, "+" ways, datelines and
+// wrapping, and with them every path's SL, stay those of the pristine torus.
+// Found afresh, a ring of five with one cable gone is a line (every SL 0), and
+// a torus whose origin switch lost a cable is oriented from another switch
+// (its datelines move). Like OpenSM's seed in torus-2QoS.conf, only kept by
+// the SM rather than written by the operator.
+struct TorusMemory {
+  std::array<uint32_t, kTorusDims> radix{1, 1, 1};
+  std::array<bool, kTorusDims> wraps{};
+  uint32_t seed = 0;
+  // The torus-2QoS.conf it was found with (null: from the cables alone): a
+  // config reloaded since makes the next routing search afresh.
+  std::shared_ptr<const TorusConfig> config;
+  // Sorted by GUID: each switch's coordinates.
+  std::vector<std::pair<Guid, std::array<uint32_t, kTorusDims>>> coord;
+
+  bool empty() const { return coord.empty(); }
+};
+
+// `t`, found on `graph`, as a memory.
+TorusMemory remember_torus(const RoutingGraph& graph, const TorusTopology& t);
+
+// `graph` laid on the remembered torus: nullopt unless every switch of it is
+// remembered and every switch-to-switch cable joins two switches that are
+// neighbours there (then the direction of each cable follows from the two
+// coordinates). Places no longer taken (a switch gone) stay empty.
+std::optional<TorusTopology> recall_torus(const RoutingGraph& graph, const TorusMemory& memory);
 
 }  // namespace ibsm::routing

@@ -368,14 +368,24 @@ read_back_fabric() {
 
 # The SA's PathRecord SL of every ordered pair of ca_lids, as "SLID DLID SL"
 # lines in FILE, only the pairs off SL 0 (the layout of `ibsm route --sl`).
+# The SL is taken from the record of that SLID and DLID: an RMPP resend of the
+# SA to an earlier saquery that has exited can reach a later one with the
+# same TID (IBSIM.md) and answer it with another pair's record; then it asks
+# again.
 sa_path_sls() {
-  local file=$1 s d out sl
+  local file=$1 s d out sl try
   : > "$file"
   for s in "${ca_lids[@]}"; do
     for d in "${ca_lids[@]}"; do
       [[ $s == "$d" ]] && continue
-      out=$(sim_client timeout 10 saquery -p --slid "$s" --dlid "$d" 2>&1) || fail "saquery -p $s -> $d: $out"
-      sl=$(awk -F. '/^[[:space:]]*sl\./ {print $NF; exit}' <<<"$out")  # "sl......0x1"
+      for try in 1 2 3; do
+        out=$(sim_client timeout 10 saquery -p --slid "$s" --dlid "$d" 2>&1) || fail "saquery -p $s -> $d: $out"
+        # "slid....7", "dlid....10", "sl......0x1": the sl of the record of s -> d.
+        sl=$(awk -F. -v s="$s" -v d="$d" '/^[[:space:]]*dlid\./ {dl = $NF} /^[[:space:]]*slid\./ {sd = $NF}
+          /^[[:space:]]*sl\./ && sd == s && dl == d {print $NF; exit}' <<<"$out")
+        [[ -n $sl ]] && break
+        echo "saquery -p $s -> $d: no record of that pair (another query's answer?); again" >&2
+      done
       [[ $sl =~ ^0x[0-9a-fA-F]+$ ]] || fail "saquery -p $s -> $d shows no sl: $out"
       sl=$((sl))
       (( sl == 0 )) || echo "$s $d $sl" >> "$file"

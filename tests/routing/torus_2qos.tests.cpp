@@ -150,6 +150,127 @@ TEST_CASE("a failed cable changes no path's sl, and the routing stays deadlock-f
   }
 }
 
+// One routing as the daemon does it, sweep after sweep: route_snapshot with
+// the SM's engine settings (the same object every time), judged like judge().
+struct Swept {
+  Judged j;
+  std::string shape;
+  std::vector<std::vector<uint8_t>> lfts;
+};
+
+Swept sweep(const Fabric& f, const EngineSettings& settings) {
+  const RoutingOutcome out = must(route_snapshot(f, "torus-2QoS,no_fallback", null_log_sink(), settings));
+  REQUIRE(out.engine == kTorus2QosName);
+  const RoutingInput input{*out.graph};
+  const Torus2QosEngine& engine = static_cast<const Torus2QosEngine&>(*out.used);
+  Swept s;
+  REQUIRE(engine.topology().has_value());
+  s.shape = engine.topology()->shape();
+  s.j.pairs = check_all_pairs(f, out.tables.lfts);
+  const std::vector<Sl2VlTable> tables = engine.sl2vl(input).value();
+  for (uint8_t qos : {uint8_t{0}, uint8_t{8}}) {
+    const CdgReport r =
+        must(check_channel_dependencies(f, out.tables.lfts, testing::sl2vl_options(f, engine, input, tables, qos)));
+    INFO(r.to_string());
+    (qos == 0 ? s.j.acyclic0 : s.j.acyclic1) = r.acyclic();
+    for (const CdgVlSummary& v : r.vls) (qos == 0 ? s.j.vls_level0 : s.j.vls_level1).insert(v.vl);
+  }
+  s.j.sls = testing::all_path_sls(f, engine, input);
+  s.lfts = out.tables.lfts;
+  return s;
+}
+
+TEST_CASE("the sweeps of one SM keep its torus: a cable lost anywhere, the dateline's or the origin's, changes no sl",
+          "[routing][torus]") {
+  struct Case {
+    std::string name;
+    std::vector<uint32_t> dims;  // of a torus, one host a switch
+    std::string sw;              // the switch whose +x cable fails
+    std::string shape;
+  };
+  // (Dimensions, not nested MeshParams: GCC 12 at -O3 takes those for a
+  // maybe-uninitialized read.)
+  const std::vector<Case> cases = {
+      // A ring of five: found afresh without its dateline cable it is a line, every sl 0.
+      {"ring of 5, the dateline cable", {5}, "sw-4", "5 torus"},
+      {"ring of 5, another cable", {5}, "sw-1", "5 torus"},
+      // The origin (sw-0-0, the lowest GUID of the most connected) loses a
+      // cable: found afresh, the torus is oriented from sw-1-0 instead.
+      {"4x4 torus, the origin's cable", {4, 4}, "sw-0-0", "4x4 torus"},
+      {"3x3x3 torus, the origin's cable", {3, 3, 3}, "sw-0-0-0", "3x3x3 torus"},
+  };
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      topogen::MeshParams params;
+      params.dims = c.dims;
+      params.torus = true;
+      Fabric f = must(topogen::mesh(params));
+      assign_lids(f);
+      const EngineSettings settings;  // one SM's, as make_route_function keeps them
+      const Swept before = sweep(f, settings);
+      CHECK(before.shape == c.shape);
+      check_deadlock_free(before.j);
+      const std::set<uint8_t> distinct(before.j.sls.begin(), before.j.sls.end());
+      REQUIRE(distinct.size() >= 2);  // some paths cross a dateline
+
+      const NodeIndex sw = testing::switch_named(f, c.sw);
+      const PortRef far{f.node(sw).port(2).remote_node, f.node(sw).port(2).remote_port};
+      testing::cut(f, sw, 2);  // +x (one host a switch: port 1 is the host's)
+      const Swept cut = sweep(f, settings);
+      CHECK(cut.shape == c.shape);
+      check_deadlock_free(cut.j);
+      CHECK(cut.j.sls == before.j.sls);
+      CHECK(cut.lfts != before.lfts);  // the paths over the cable go round
+
+      must(f.connect(PortRef{sw, 2}, far));
+      const Swept back = sweep(f, settings);
+      CHECK(back.j.sls == before.j.sls);
+      CHECK(back.lfts == before.lfts);
+    }
+  }
+}
+
+TEST_CASE("the kept torus gives way to a fabric that does not fit it, and to a config reloaded", "[routing][torus]") {
+  const EngineSettings settings;
+  Fabric ring5 = must(topogen::mesh({.dims = {5}, .torus = true}));
+  assign_lids(ring5);
+  CHECK(sweep(ring5, settings).shape == "5 torus");
+  SECTION("a switch it never saw") {
+    Fabric ring6 = must(topogen::mesh({.dims = {6}, .torus = true}));
+    assign_lids(ring6);
+    CHECK(sweep(ring6, settings).shape == "6 torus");
+  }
+  SECTION("a cable between switches that were no neighbours") {
+    Fabric f = must(topogen::mesh({.dims = {5}, .torus = true}));
+    assign_lids(f);
+    // The cables sw-0 to sw-1 and sw-2 to sw-3 become sw-0 to sw-2 and sw-1
+    // to sw-3: the ring 0, 2, 1, 3, 4, whose cable 0-2 the torus kept never had.
+    const NodeIndex s0 = testing::switch_named(f, "sw-0"), s1 = testing::switch_named(f, "sw-1");
+    const NodeIndex s2 = testing::switch_named(f, "sw-2"), s3 = testing::switch_named(f, "sw-3");
+    testing::cut(f, s0, 2);
+    testing::cut(f, s2, 2);
+    must(f.connect(PortRef{s0, 2}, PortRef{s2, 2}));
+    must(f.connect(PortRef{s1, 3}, PortRef{s3, 3}));
+    const Swept s = sweep(f, settings);
+    CHECK(s.shape == "5 torus");
+    check_deadlock_free(s.j);
+  }
+  SECTION("a torus config reloaded: found afresh, from its seed") {
+    EngineSettings reloaded = settings;  // the memory comes along, the config is new
+    auto config = std::make_shared<TorusConfig>();
+    config->radix = {5, 1, 1};
+    config->wraps = {true, false, false};
+    reloaded.torus_config = config;
+    Fabric f = must(topogen::mesh({.dims = {5}, .torus = true}));
+    assign_lids(f);
+    testing::cut(f, testing::switch_named(f, "sw-4"), 2);
+    // Without a seed the config's radices must be the ones found: a line of
+    // five is no 5 torus, so the engine refuses rather than recall a torus
+    // found without this config.
+    CHECK_FALSE(route_snapshot(f, "torus-2QoS,no_fallback", null_log_sink(), reloaded).ok());
+  }
+}
+
 TEST_CASE("failures torus-2QoS cannot route around make it refuse, and the chain moves on", "[routing][torus]") {
   SECTION("a ring broken twice into two segments") {
     Fabric f = must(topogen::mesh({.dims = {4, 4}, .torus = true}));
@@ -222,6 +343,39 @@ TEST_CASE("torus-2QoS.conf: radices, seeds and datelines place the torus as conf
     const std::string text = fmt::format("torus 5 5 1\nxp_link {} {}\n", guid("sw-0-0"), guid("sw-1-0"));
     const TorusConfig config = must(parse_torus_config(text, "t.conf"));
     CHECK_FALSE(discover_torus(graph, &config).ok());
+  }
+}
+
+TEST_CASE("torus-2QoS.conf: a ring broken into a line keeps the seed's coordinates and every path's sl",
+          "[routing][torus][config]") {
+  // No memory here (a fresh engine each time, as after a restart): the
+  // config's seed alone must place the line where the ring was. The origin
+  // sw-2 sits in the middle of the line the cut leaves.
+  Fabric f = must(topogen::mesh({.dims = {5}, .torus = true}));
+  assign_lids(f);
+  const auto guid = [&](const char* name) { return fmt::format("{}", f.node(testing::switch_named(f, name)).node_guid); };
+  const std::string text = fmt::format("torus 5 1 1\nxp_link {} {}\n", guid("sw-2"), guid("sw-3"));
+  const auto config = std::make_shared<const TorusConfig>(must(parse_torus_config(text, "torus-2QoS.conf")));
+  const Judged before = judge(f, config);
+  check_deadlock_free(before);
+  // Not the seed's own link (sw-2 to sw-3): without it the seed does not fit.
+  for (const char* sw : {"sw-4", "sw-0", "sw-1"}) {
+    DYNAMIC_SECTION("the cable from " << sw << " to the next") {
+      Fabric cut = f;
+      testing::cut(cut, testing::switch_named(cut, sw), 2);
+      const RoutingGraph graph = must(RoutingGraph::build(cut));
+      const TorusTopology t = must(discover_torus(graph, config.get()));
+      CHECK(t.shape() == "5 torus");
+      for (SwitchId v = 0; v < graph.switch_count(); ++v) {
+        const std::string& name = cut.node(graph.node_of(v)).name;
+        INFO(name);
+        // The seed's origin at 0: sw-2 at 0, sw-3 at 1, ..., sw-1 at 4.
+        CHECK(t.coord[v][0] == (testing::coordinates_of_name(name)[0] + 3) % 5);
+      }
+      const Judged after = judge(cut, config);
+      check_deadlock_free(after);
+      CHECK(after.sls == before.sls);
+    }
   }
 }
 
