@@ -97,28 +97,16 @@ TEST_CASE("a changed entry that loops or drops is found", "[routing][repair][che
     REQUIRE_FALSE(c.problems.empty());
     CHECK_THAT(c.problems.front(), Catch::Contains(fmt::format("lid {}", lid)));
   }
-  SECTION("sent back where it came from") {
-    // Toward a neighbour switch that forwards the LID to this one.
-    const Node& node = p.now.node(NodeIndex{static_cast<uint32_t>(sw)});
+  SECTION("sent back and forth") {
+    // To a neighbour switch, which sends it back.
+    const NodeIndex at{static_cast<uint32_t>(sw)};
     bool looped = false;
-    for (uint8_t port = 1; port <= node.num_ports && !looped; ++port) {
-      if (!cable_usable(p.now, {NodeIndex{static_cast<uint32_t>(sw)}, port})) continue;
-      const Port& far = node.port(port);
-      if (!p.now.node(far.remote_node).is_switch()) continue;
-      if (p.repaired[far.remote_node.value][lid] != far.remote_port) continue;
+    for (uint8_t port = 1; port <= p.now.node(at).num_ports && !looped; ++port) {
+      const Port& far = p.now.node(at).port(port);
+      if (!cable_usable(p.now, {at, port}) || !p.now.node(far.remote_node).is_switch()) continue;
       p.repaired.edit(sw)[lid] = port;
+      p.repaired.edit(far.remote_node.value)[lid] = far.remote_port;
       looped = true;
-    }
-    if (!looped) {
-      // No neighbour sends it here: make one, so the two bounce it.
-      for (uint8_t port = 1; port <= node.num_ports && !looped; ++port) {
-        if (!cable_usable(p.now, {NodeIndex{static_cast<uint32_t>(sw)}, port})) continue;
-        const Port& far = node.port(port);
-        if (!p.now.node(far.remote_node).is_switch()) continue;
-        p.repaired.edit(sw)[lid] = port;
-        p.repaired.edit(far.remote_node.value)[lid] = far.remote_port;
-        looped = true;
-      }
     }
     REQUIRE(looped);
     const RepairCheck c = must_check(p);
