@@ -112,11 +112,14 @@ class SmpIssuer {
     OnFailed failed;
     DrPath path;
   };
-  void complete(uint32_t slot, Result<MadPacket> r);
+  void complete(uint32_t slot, const Result<MadPacket>& r);
+  // Frees a slot whose request is done (its handlers taken or dropped).
+  void release(uint32_t slot);
 
   MadDispatcher& d_;
   OnFailure on_failure_;
   std::vector<InFlight> in_flight_;
+  MadPacket packet_;  // the SMP being sent, built in place
   std::vector<uint32_t> free_slots_;
   RequestOptions options_;
   size_t queue_limit_ = 0;
