@@ -222,9 +222,19 @@ class BalancedRouter {
   void route_pass(uint32_t j, std::span<const LidJob> jobs) {
     const size_t n = jobs.size();
     const std::span<const SwitchId> order = paths_.farthest_first(j);
+    if (std::none_of(jobs.begin(), jobs.end(), [](const LidJob& job) { return job.data; })) {
+      return route_weightless_pass(j, jobs);
+    }
     traffic_.resize(size_t{switches_} * n);
+    // Each LID's weight at a switch starts as the switch's endpoints, or 0
+    // for a switch's own LID: through a mask, so the loop vectorizes (it
+    // runs for every switch in every pass).
+    data_mask_.resize(n);
+    for (size_t k = 0; k < n; ++k) data_mask_[k] = jobs[k].data ? 0xFFFF : 0;
     const auto init = [&](SwitchId sw) {
-      for (size_t k = 0; k < n; ++k) traffic_[sw * n + k] = jobs[k].data ? endpoints_[sw] : 0;
+      uint16_t* row = &traffic_[sw * n];
+      const uint16_t endpoints = endpoints_[sw];
+      for (size_t k = 0; k < n; ++k) row[k] = static_cast<uint16_t>(endpoints & data_mask_[k]);
     };
     init(paths_.destination(j));
     for (SwitchId sw : order) init(sw);
@@ -256,6 +266,31 @@ class BalancedRouter {
         if (weight == 0) continue;
         uint16_t& onward = traffic_[graph_.edge_target(edge) * n + k];
         onward = static_cast<uint16_t>(onward + weight);
+      }
+    }
+  }
+
+  // A pass whose LIDs no endpoint's packets use (a switch's own LIDs; on a
+  // fat tree most destinations are switches without endpoints, each a pass
+  // of one LID over every switch): every weight is 0, so no load changes
+  // and nothing is carried onward. Each switch gives its LIDs what
+  // route_pass would, the single way on or pick's weight-0 turns, without
+  // the weights.
+  void route_weightless_pass(uint32_t j, std::span<const LidJob> jobs) {
+    const size_t n = jobs.size();
+    for (SwitchId sw : paths_.farthest_first(j)) {
+      const CandidateSet cands = candidates(j, sw);
+      uint8_t* out = &staging_[sw * chunk_capacity_];
+      if (cands.single()) {
+        std::memset(out + jobs[0].slot, graph_.edge_port(cands.edge_begin + cands.next(0)), n);
+        continue;
+      }
+      ChoiceState& state = state_[sw];
+      for (size_t k = 0; k < n; ++k) {
+        const LidJob& job = jobs[k];
+        const uint32_t edge =
+            job.rank == 0 ? pick(cands, state, 0) : pick_apart(cands, 0, out + job.first_slot, job.rank);
+        out[job.slot] = graph_.edge_port(edge);
       }
     }
   }
@@ -333,11 +368,21 @@ class BalancedRouter {
   }
 
   // Writes the staged LIDs into the tables, one switch's table at a time.
+  // The chunk's LIDs come in runs of consecutive LIDs (a switch's and its
+  // endpoints' are mostly assigned together), and each run is copied as a
+  // block rather than entry by entry through the LID list.
   void flush() {
+    runs_.clear();
+    for (size_t slot = 0; slot < chunk_lids_.size();) {
+      size_t end = slot + 1;
+      while (end < chunk_lids_.size() && chunk_lids_[end] == chunk_lids_[end - 1] + 1) ++end;
+      runs_.push_back({static_cast<uint32_t>(slot), static_cast<uint32_t>(end - slot), chunk_lids_[slot]});
+      slot = end;
+    }
     for (size_t sw = 0; sw < switches_; ++sw) {
       const uint8_t* row = &staging_[sw * chunk_capacity_];
       uint8_t* table = lft_[sw];
-      for (size_t slot = 0; slot < chunk_lids_.size(); ++slot) table[chunk_lids_[slot]] = row[slot];
+      for (const Run& r : runs_) std::memcpy(table + r.lid, row + r.slot, r.count);
     }
   }
 
@@ -358,6 +403,15 @@ class BalancedRouter {
   size_t chunk_capacity_ = 0;
   std::vector<uint8_t> staging_;
   std::vector<uint16_t> chunk_lids_;
+  // flush's runs of consecutive LIDs: slots slot .. slot + count - 1 hold
+  // LIDs lid .. lid + count - 1.
+  struct Run {
+    uint32_t slot;
+    uint32_t count;
+    uint16_t lid;
+  };
+  std::vector<Run> runs_;
+  std::vector<uint16_t> data_mask_;  // route_pass: 0xFFFF for an endpoint's LID, else 0
 };
 
 }  // namespace
