@@ -1,10 +1,34 @@
 #include "mad/dispatcher.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "mad/wire/mad_header.h"
 
 namespace ibsm {
+
+namespace {
+
+// What the dispatcher reads of a MAD's header. A MadPacket always holds 256
+// bytes, so nothing can be short: read in place, not through the general
+// decoder (twice per MAD, that showed in the bring-up's profile).
+struct Head {
+  uint8_t base_version;
+  uint8_t mgmt_class;
+  uint8_t method;
+  uint16_t attr_id;
+  uint32_t tid;  // the low 32 bits, ours
+
+  explicit Head(const std::array<uint8_t, kMadSize>& mad)
+      : base_version(static_cast<uint8_t>(wire::get_field(mad, wire::mad_fields::base_version))),
+        mgmt_class(static_cast<uint8_t>(wire::get_field(mad, wire::mad_fields::mgmt_class))),
+        method(static_cast<uint8_t>(wire::get_field(mad, wire::mad_fields::method))),
+        attr_id(static_cast<uint16_t>(wire::get_field(mad, wire::mad_fields::attribute_id))),
+        tid(static_cast<uint32_t>(wire::get_field(mad, wire::mad_fields::transaction_id))) {}
+  bool is_response() const { return wire::is_response_method(method); }
+};
+
+}  // namespace
 
 MadDispatcher::MadDispatcher(Transport& transport, const Clock& clock, DispatcherOptions options, LogSink& log)
     : transport_(transport), clock_(clock), options_(options), log_(log) {
@@ -13,11 +37,53 @@ MadDispatcher::MadDispatcher(Transport& transport, const Clock& clock, Dispatche
 }
 
 uint32_t MadDispatcher::next_tid() {
-  // Skip 0 and any TID still in flight (after 2^32 requests).
+  // Skip 0 and any TID whose entry an older request in flight holds (one
+  // still retrying, or after 2^32 requests the same TID). The table is at
+  // most half full, so this ends.
+  const size_t mask = flights_.size() - 1;
   do {
     ++tid_counter_;
-  } while (tid_counter_ == 0 || in_flight_.count(tid_counter_));
+  } while (tid_counter_ == 0 || flights_[tid_counter_ & mask].tid != 0);
   return tid_counter_;
+}
+
+void MadDispatcher::reserve_flight() {
+  if ((in_flight_ + 1) * 2 <= flights_.size()) return;
+  // Doubling keeps every TID at its own entry: TIDs apart mod 2^k are apart
+  // mod 2^(k+1).
+  std::vector<Flight> bigger(std::max<size_t>(64, flights_.size() * 2));
+  for (const Flight& f : flights_) {
+    if (f.tid != 0) bigger[f.tid & (bigger.size() - 1)] = f;
+  }
+  flights_ = std::move(bigger);
+}
+
+void MadDispatcher::end_flight(Flight& f) {
+  f.tid = 0;
+  --in_flight_;
+}
+
+void MadDispatcher::push_deadline(Micros deadline, uint32_t tid) {
+  // Answers leave their deadlines behind; once those outnumber the live
+  // ones by far, they go all at once. A heap of every deadline still in the
+  // future grew to a million entries in a bring-up over SimFabric, whose
+  // MADs take microseconds of virtual time against a 200 ms timeout.
+  if (deadlines_.size() >= std::max<size_t>(64, 4 * in_flight_)) drop_stale_deadlines(tid);
+  deadlines_.emplace_back(deadline, tid);
+  std::push_heap(deadlines_.begin(), deadlines_.end(), std::greater<>());
+}
+
+void MadDispatcher::pop_deadline() {
+  std::pop_heap(deadlines_.begin(), deadlines_.end(), std::greater<>());
+  deadlines_.pop_back();
+}
+
+void MadDispatcher::drop_stale_deadlines(uint32_t pushing) {
+  deadlines_.clear();
+  for (const Flight& f : flights_) {
+    if (f.tid != 0 && f.tid != pushing) deadlines_.emplace_back(slots_[f.slot].deadline, f.tid);
+  }
+  std::make_heap(deadlines_.begin(), deadlines_.end(), std::greater<>());
 }
 
 uint32_t MadDispatcher::take_slot() {
@@ -35,7 +101,7 @@ void MadDispatcher::free_slot(uint32_t slot) {
   free_slots_.push_back(slot);
 }
 
-void MadDispatcher::submit(MadPacket request, Completion done, RequestOptions options) {
+void MadDispatcher::submit(const MadPacket& request, Completion done, RequestOptions options) {
   const uint32_t slot = take_slot();
   Pending& p = slots_[slot];
   p.packet = request;
@@ -43,8 +109,8 @@ void MadDispatcher::submit(MadPacket request, Completion done, RequestOptions op
   p.attempts = 0;
   p.deadline = 0;
   p.options = options;
-  auto h = wire::decode_mad_header(p.packet.data);
-  p.kind = h.ok() ? DispatcherStats::kind_key(h->mgmt_class, h->method, h->attr_id) : 0;
+  const Head h(p.packet.data);
+  p.kind = DispatcherStats::kind_key(h.mgmt_class, h.method, h.attr_id);
   queue_.push_back(slot);
 }
 
@@ -65,7 +131,7 @@ void MadDispatcher::transmit(uint32_t tid, Pending& p) {
   p.packet.response_timeout_ms = static_cast<uint32_t>(std::max<Micros>(1, timeout / 1000));
   ++p.attempts;
   p.deadline = clock_.now() + timeout;
-  deadlines_.emplace(p.deadline, tid);
+  push_deadline(p.deadline, tid);
   Status s = transport_.send(p.packet);
   if (!s.ok()) {
     // Counted and left to time out: a transient send failure gets the same
@@ -82,64 +148,67 @@ void MadDispatcher::transmit(uint32_t tid, Pending& p) {
 }
 
 void MadDispatcher::fill_window() {
-  while (!queue_.empty() && static_cast<int>(in_flight_.size()) < options_.window) {
-    uint32_t tid = next_tid();
+  while (!queue_.empty() && static_cast<int>(in_flight_) < options_.window) {
+    reserve_flight();
+    const uint32_t tid = next_tid();
     const uint32_t slot = queue_.front();
     queue_.pop_front();
-    in_flight_.emplace(tid, slot);
+    flights_[tid & (flights_.size() - 1)] = {tid, slot};
+    ++in_flight_;
     transmit(tid, slots_[slot]);
   }
 }
 
 void MadDispatcher::handle_received(const MadPacket& packet) {
-  auto h = wire::decode_mad_header(packet.data);
-  if (!h.ok() || h->base_version != wire::mad_base_version) {
+  const Head h(packet.data);
+  if (h.base_version != wire::mad_base_version) {
     ++stats_.malformed;
     log(log_, LogLevel::debug, Subsystem::mad, "dropped unreadable mad from lid {}", packet.address.lid);
     return;
   }
-  if (auto c = class_handlers_.find(h->mgmt_class); c != class_handlers_.end() && !packet.send_timed_out) {
-    c->second(packet);
-    return;
+  if (!class_handlers_.empty() && !packet.send_timed_out) {
+    if (auto c = class_handlers_.find(h.mgmt_class); c != class_handlers_.end()) {
+      c->second(packet);
+      return;
+    }
   }
-  if (!h->is_response() && h->method != wire::method::trap_repress && !packet.send_timed_out) {
+  if (!h.is_response() && h.method != wire::method::trap_repress && !packet.send_timed_out) {
     ++stats_.requests_in;
     if (request_handler_) request_handler_(packet);
     return;
   }
-  uint32_t tid = static_cast<uint32_t>(h->tid);
-  auto it = in_flight_.find(tid);
-  if (it == in_flight_.end()) {
+  Flight* f = find_flight(h.tid);
+  if (f == nullptr) {
     ++stats_.unmatched;
     return;
   }
   // A response must answer what we asked: same class and attribute.
-  const uint32_t slot = it->second;
+  const uint32_t slot = f->slot;
   const uint32_t asked = slots_[slot].kind;
-  if (asked != 0 && (DispatcherStats::kind_class(asked) != h->mgmt_class ||
-                     DispatcherStats::kind_attr(asked) != h->attr_id)) {
+  if (asked != 0 && (DispatcherStats::kind_class(asked) != h.mgmt_class ||
+                     DispatcherStats::kind_attr(asked) != h.attr_id)) {
     ++stats_.unmatched;
     log(log_, LogLevel::debug, Subsystem::mad, "response tid {} does not match its request (class 0x{:02x} attr 0x{:04x})",
-        tid, h->mgmt_class, h->attr_id);
+        h.tid, h.mgmt_class, h.attr_id);
     return;
   }
   if (packet.send_timed_out) {
     // The layer below gave up on this attempt: retry now rather than at our deadline.
-    retry_or_fail(tid);
+    retry_or_fail(h.tid);
     return;
   }
   // Free the slot before the completion runs: it may submit more.
   Completion done = std::move(slots_[slot].done);
-  in_flight_.erase(it);
+  end_flight(*f);
   free_slot(slot);
   ++stats_.responses;
   if (done) done(packet);
 }
 
 void MadDispatcher::retry_or_fail(uint32_t tid) {
-  auto it = in_flight_.find(tid);
-  if (it == in_flight_.end()) return;
-  const uint32_t slot = it->second;
+  Flight* f = find_flight(tid);
+  if (f == nullptr) return;
+  const uint32_t slot = f->slot;
   Pending& p = slots_[slot];
   const int retries = p.options.retries >= 0 ? p.options.retries : options_.retries;
   if (p.attempts <= retries) {
@@ -149,7 +218,7 @@ void MadDispatcher::retry_or_fail(uint32_t tid) {
   Completion done = std::move(p.done);
   const int attempts = p.attempts;
   const uint32_t kind = p.kind;
-  in_flight_.erase(it);
+  end_flight(*f);
   free_slot(slot);
   ++stats_.timeouts;
   if (kind != 0) ++stats_.timeouts_by_kind[kind];
@@ -157,25 +226,25 @@ void MadDispatcher::retry_or_fail(uint32_t tid) {
 }
 
 void MadDispatcher::expire(Micros now) {
-  while (!deadlines_.empty() && deadlines_.top().first <= now) {
-    auto [deadline, tid] = deadlines_.top();
-    deadlines_.pop();
-    auto it = in_flight_.find(tid);
-    if (it == in_flight_.end() || slots_[it->second].deadline != deadline) continue;  // stale
+  while (!deadlines_.empty() && deadlines_.front().first <= now) {
+    const auto [deadline, tid] = deadlines_.front();
+    pop_deadline();
+    const Flight* f = find_flight(tid);
+    if (f == nullptr || slots_[f->slot].deadline != deadline) continue;  // stale
     retry_or_fail(tid);
   }
 }
 
 Micros MadDispatcher::next_deadline() const {
   // The heap's top may be stale; waiting until it is harmless (poll skips it).
-  return deadlines_.empty() ? clock_.now() + options_.timeout : deadlines_.top().first;
+  return deadlines_.empty() ? clock_.now() + options_.timeout : deadlines_.front().first;
 }
 
 std::optional<Micros> MadDispatcher::next_timer() const {
   // Queued requests with room in the window go out at the next poll.
-  if (!queue_.empty() && static_cast<int>(in_flight_.size()) < options_.window) return clock_.now();
-  if (in_flight_.empty()) return std::nullopt;
-  return deadlines_.empty() ? std::nullopt : std::optional<Micros>(deadlines_.top().first);
+  if (!queue_.empty() && static_cast<int>(in_flight_) < options_.window) return clock_.now();
+  if (in_flight_ == 0) return std::nullopt;
+  return deadlines_.empty() ? std::nullopt : std::optional<Micros>(deadlines_.front().first);
 }
 
 void MadDispatcher::poll() {
@@ -190,7 +259,8 @@ void MadDispatcher::release_idle_memory() {
   // whole BFS level at once (100k requests on 42k LIDs, some 40 MB of
   // slots), and in virtual time a 200 ms timeout outlives a phase's sends;
   // kept, both would sit at the SM's peak memory for nothing.
-  if (!deadlines_.empty()) deadlines_ = {};
+  if (deadlines_.size() > 64) deadlines_ = {};
+  deadlines_.clear();
   if (slots_.size() > kKeptSlots) {
     slots_ = {};
     free_slots_ = {};

@@ -9,9 +9,7 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <queue>
 #include <vector>
-#include <unordered_map>
 
 #include "mad/base/clock.h"
 #include "mad/base/log.h"
@@ -63,8 +61,11 @@ struct RequestOptions {
 class MadDispatcher {
  public:
   // Called once per request: the response, or the error that ended it
-  // (timeout after all retries, or a transport failure).
-  using Completion = std::function<void(Result<MadPacket>)>;
+  // (timeout after all retries, or a transport failure). Handed over as an
+  // rvalue: a handler that takes the Result by value gets it moved in, one
+  // that takes `Result<MadPacket>&&` reads it where it lies (a by-value
+  // signature here copied the 256-byte MAD twice more per answer).
+  using Completion = std::function<void(Result<MadPacket>&&)>;
   // Called for each unsolicited request (not a response) that arrives.
   using RequestHandler = std::function<void(const MadPacket&)>;
 
@@ -73,7 +74,7 @@ class MadDispatcher {
 
   // Queues a request; the dispatcher sets its transaction ID. `done` runs from
   // within poll(), never from submit().
-  void submit(MadPacket request, Completion done, RequestOptions options = {});
+  void submit(const MadPacket& request, Completion done, RequestOptions options = {});
   // Sends a MAD that expects no answer (a response, a TrapRepress) at once.
   Status send_now(const MadPacket& packet);
   void set_request_handler(RequestHandler handler) { request_handler_ = std::move(handler); }
@@ -92,11 +93,11 @@ class MadDispatcher {
   // aside): how a sender of very many requests keeps the queue, and its
   // memory, bounded.
   void run_until_queued_below(size_t n);
-  bool idle() const { return queue_.empty() && in_flight_.empty(); }
+  bool idle() const { return queue_.empty() && in_flight_ == 0; }
   size_t queued() const { return queue_.size(); }
   // When poll() next has a timeout to act on; nullopt when nothing is in flight.
   std::optional<Micros> next_timer() const;
-  size_t in_flight() const { return in_flight_.size(); }
+  size_t in_flight() const { return in_flight_; }
 
   const DispatcherStats& stats() const { return stats_; }
   const DispatcherOptions& options() const { return options_; }
@@ -112,6 +113,12 @@ class MadDispatcher {
     uint32_t kind = 0;  // DispatcherStats::kind_key of the request
   };
 
+  // A request in flight: its TID (0: the entry is free) and its slot.
+  struct Flight {
+    uint32_t tid = 0;
+    uint32_t slot = 0;
+  };
+
   uint32_t next_tid();
   void fill_window();
   void transmit(uint32_t tid, Pending& p);
@@ -122,6 +129,21 @@ class MadDispatcher {
   // window needs.
   void release_idle_memory();
   static constexpr size_t kKeptSlots = 1024;
+  // The entry of TID `tid` if it is in flight, else null.
+  Flight* find_flight(uint32_t tid) {
+    if (flights_.empty()) return nullptr;
+    Flight& f = flights_[tid & (flights_.size() - 1)];
+    return tid != 0 && f.tid == tid ? &f : nullptr;
+  }
+  void end_flight(Flight& f);
+  // Room for one more request in flight (the table at most half full).
+  void reserve_flight();
+  // Deadlines, a min-heap; stale ones (answered, or resent) are skipped when
+  // they come up, and dropped all at once when they outnumber the live ones.
+  void push_deadline(Micros deadline, uint32_t tid);
+  void pop_deadline();
+  // Keeps the live deadlines but that of `pushing`, which is being pushed anew.
+  void drop_stale_deadlines(uint32_t pushing);
   void handle_received(const MadPacket& packet);
   void expire(Micros now);
   void retry_or_fail(uint32_t tid);
@@ -141,12 +163,16 @@ class MadDispatcher {
   std::vector<Pending> slots_;
   std::vector<uint32_t> free_slots_;
   std::deque<uint32_t> queue_;
-  // Keyed by the low 32 bits of the TID: the kernel (and umad2sim) own the top 32.
-  std::unordered_map<uint32_t, uint32_t> in_flight_;
-  // Min-heap of (deadline, tid); entries for answered or resent requests are
-  // stale and skipped lazily (their deadline no longer matches).
-  std::priority_queue<std::pair<Micros, uint32_t>, std::vector<std::pair<Micros, uint32_t>>, std::greater<>>
-      deadlines_;
+  // In flight, keyed by the low 32 bits of the TID (the kernel, and
+  // umad2sim, own the top 32): a table of 2^k entries where TID t always
+  // sits at t mod 2^k, so a lookup is one load and a compare. next_tid skips
+  // a TID whose entry an older request still holds (one retrying), and the
+  // table doubles to stay at most half full. A hash map here cost a node
+  // allocation and a hash lookup per MAD.
+  std::vector<Flight> flights_;
+  size_t in_flight_ = 0;
+  // Min-heap (std::greater) of (deadline, tid).
+  std::vector<std::pair<Micros, uint32_t>> deadlines_;
   DispatcherStats stats_;
 };
 

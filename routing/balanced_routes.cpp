@@ -1,6 +1,7 @@
 #include "routing/balanced_routes.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cassert>
 #include <cstring>
@@ -69,6 +70,7 @@ class BalancedRouter {
     lft_.resize(switches_);
     for (SwitchId sw = 0; sw < switches_; ++sw) lft_[sw] = tables.lfts[graph.node_of(sw).value].data();
     loads_.assign(graph.edge_count(), 0);
+    edge_of_port_.fill(kNone);
     state_.resize(switches_);
     endpoints_.assign(switches_, 0);
     size_t most_lids = 0;
@@ -184,31 +186,47 @@ class BalancedRouter {
   }
 
   // Takes the routes toward the endpoint LIDs hanging off batch destination
-  // j, as the tables hold them from the first round, off the loads: each
-  // LID's tree is walked farthest first, carrying the endpoints whose
-  // packets take it, as route_pass put them on.
+  // j, as the tables hold them from the first round, off the loads: the
+  // LIDs' trees are walked farthest first, carrying the endpoints whose
+  // packets take them, as route_pass put them on. All of the destination's
+  // LIDs are walked together, so each switch's table is read once per
+  // destination where it sits (its LIDs are mostly consecutive), not once
+  // per LID: read LID by LID, the tables (4k switches x 49k LIDs) cost a
+  // cache miss per entry, most of the time of the whole second round. The
+  // loads come out the same: they are only subtracted from.
   void rip_up(uint32_t j, std::span<const Destination> dests) {
     const std::span<const SwitchId> order = paths_.farthest_first(j);
     const SwitchId to = paths_.destination(j);
-    if (rip_.size() < switches_) rip_.resize(switches_);
+    rip_lids_.clear();
     for (const Destination& d : dests) {
       if (d.port == 0) continue;
-      for (uint32_t k = 0; k < d.lid_count(); ++k) {
-        const uint16_t lid = static_cast<uint16_t>(d.base.value + k);
-        rip_[to] = endpoints_[to];
-        for (SwitchId sw : order) rip_[sw] = endpoints_[sw];
-        for (SwitchId sw : order) {
-          const uint8_t port = lft_[sw][lid];
-          const CandidateSet cands = candidates(j, sw);
-          uint32_t edge = kNone;
-          for (uint32_t bit = cands.next(0); bit != kNone; bit = cands.next(bit + 1)) {
-            if (graph_.edge_port(cands.edge_begin + bit) == port) { edge = cands.edge_begin + bit; break; }
-          }
-          assert(edge != kNone);  // the same search gives the same candidates
-          if (edge == kNone) continue;
-          loads_[edge] -= rip_[sw];
-          rip_[graph_.edge_target(edge)] += rip_[sw];
-        }
+      for (uint32_t k = 0; k < d.lid_count(); ++k) rip_lids_.push_back(static_cast<uint16_t>(d.base.value + k));
+    }
+    const size_t n = rip_lids_.size();
+    if (n == 0) return;
+    rip_.resize(size_t{switches_} * n);
+    const auto init = [&](SwitchId sw) { std::fill_n(&rip_[sw * n], n, uint32_t{endpoints_[sw]}); };
+    init(to);
+    for (SwitchId sw : order) init(sw);
+    for (SwitchId sw : order) {
+      // The candidate out of each port; the same search gives the same
+      // candidates, so every port the table holds is one.
+      const CandidateSet cands = candidates(j, sw);
+      for (uint32_t bit = cands.next(0); bit != kNone; bit = cands.next(bit + 1)) {
+        const uint32_t e = cands.edge_begin + bit;
+        if (edge_of_port_[graph_.edge_port(e)] == kNone) edge_of_port_[graph_.edge_port(e)] = e;
+      }
+      const uint8_t* table = lft_[sw];
+      const uint32_t* carried = &rip_[sw * n];
+      for (size_t k = 0; k < n; ++k) {
+        const uint32_t edge = edge_of_port_[table[rip_lids_[k]]];
+        assert(edge != kNone);
+        if (edge == kNone) continue;
+        loads_[edge] -= carried[k];
+        rip_[graph_.edge_target(edge) * n + k] += carried[k];
+      }
+      for (uint32_t bit = cands.next(0); bit != kNone; bit = cands.next(bit + 1)) {
+        edge_of_port_[graph_.edge_port(cands.edge_begin + bit)] = kNone;
       }
     }
   }
@@ -222,9 +240,19 @@ class BalancedRouter {
   void route_pass(uint32_t j, std::span<const LidJob> jobs) {
     const size_t n = jobs.size();
     const std::span<const SwitchId> order = paths_.farthest_first(j);
+    if (std::none_of(jobs.begin(), jobs.end(), [](const LidJob& job) { return job.data; })) {
+      return route_weightless_pass(j, jobs);
+    }
     traffic_.resize(size_t{switches_} * n);
+    // Each LID's weight at a switch starts as the switch's endpoints, or 0
+    // for a switch's own LID: through a mask, so the loop vectorizes (it
+    // runs for every switch in every pass).
+    data_mask_.resize(n);
+    for (size_t k = 0; k < n; ++k) data_mask_[k] = jobs[k].data ? 0xFFFF : 0;
     const auto init = [&](SwitchId sw) {
-      for (size_t k = 0; k < n; ++k) traffic_[sw * n + k] = jobs[k].data ? endpoints_[sw] : 0;
+      uint16_t* row = &traffic_[sw * n];
+      const uint16_t endpoints = endpoints_[sw];
+      for (size_t k = 0; k < n; ++k) row[k] = static_cast<uint16_t>(endpoints & data_mask_[k]);
     };
     init(paths_.destination(j));
     for (SwitchId sw : order) init(sw);
@@ -247,15 +275,43 @@ class BalancedRouter {
         continue;
       }
       ChoiceState& state = state_[sw];
+      load_dense(cands);
+      DenseChoice choice{state.level, dense_index(state.pos), dense_index(state.turn)};
       for (size_t k = 0; k < n; ++k) {
         const LidJob& job = jobs[k];
         const uint32_t weight = weights[k];
-        const uint32_t edge = job.rank == 0 ? pick(cands, state, weight)
+        const uint32_t edge = job.rank == 0 ? pick_dense(choice, weight)
                                             : pick_apart(cands, weight, out + job.first_slot, job.rank);
         out[job.slot] = graph_.edge_port(edge);
         if (weight == 0) continue;
         uint16_t& onward = traffic_[graph_.edge_target(edge) * n + k];
         onward = static_cast<uint16_t>(onward + weight);
+      }
+      state = {choice.level, dense_bit(choice.pos), dense_bit(choice.turn)};
+    }
+  }
+
+  // A pass whose LIDs no endpoint's packets use (a switch's own LIDs; on a
+  // fat tree most destinations are switches without endpoints, each a pass
+  // of one LID over every switch): every weight is 0, so no load changes
+  // and nothing is carried onward. Each switch gives its LIDs what
+  // route_pass would, the single way on or pick's weight-0 turns, without
+  // the weights.
+  void route_weightless_pass(uint32_t j, std::span<const LidJob> jobs) {
+    const size_t n = jobs.size();
+    for (SwitchId sw : paths_.farthest_first(j)) {
+      const CandidateSet cands = candidates(j, sw);
+      uint8_t* out = &staging_[sw * chunk_capacity_];
+      if (cands.single()) {
+        std::memset(out + jobs[0].slot, graph_.edge_port(cands.edge_begin + cands.next(0)), n);
+        continue;
+      }
+      ChoiceState& state = state_[sw];
+      for (size_t k = 0; k < n; ++k) {
+        const LidJob& job = jobs[k];
+        const uint32_t edge =
+            job.rank == 0 ? pick(cands, state, 0) : pick_apart(cands, 0, out + job.first_slot, job.rank);
+        out[job.slot] = graph_.edge_port(edge);
       }
     }
   }
@@ -301,6 +357,59 @@ class BalancedRouter {
     }
   }
 
+  // pick's rule over the switch's candidates laid out by load_dense: the
+  // same choices (state in indices rather than bits), but each step is an
+  // array read instead of a bitmask scan. Where the loads are uneven the
+  // least load is recomputed every few picks, which over a bitmask cost
+  // more than all the rest of the routing.
+  struct DenseChoice {
+    uint32_t level;
+    uint32_t pos;   // index of the next candidate to look at for that level
+    uint32_t turn;  // index of the next candidate for a weight-0 pick
+  };
+  uint32_t pick_dense(DenseChoice& c, uint32_t weight) {
+    const uint32_t count = static_cast<uint32_t>(dense_edges_.size());
+    if (weight == 0) {
+      const uint32_t i = c.turn < count ? c.turn : 0;
+      c.turn = i + 1;
+      return dense_edges_[i];
+    }
+    while (true) {
+      if (c.level == kNone) {
+        for (uint32_t e : dense_edges_) c.level = std::min(c.level, loads_[e]);
+        c.pos = 0;
+      }
+      for (uint32_t i = c.pos; i < count; ++i) {
+        uint32_t& load = loads_[dense_edges_[i]];
+        if (load == c.level) {
+          load += weight;
+          c.pos = i + 1;
+          return dense_edges_[i];
+        }
+      }
+      c.level = kNone;
+    }
+  }
+  // Lays a switch's candidates out in port order, as bits and edges.
+  void load_dense(const CandidateSet& cands) {
+    dense_bits_.clear();
+    dense_edges_.clear();
+    for (uint32_t w = 0; w < cands.words.size(); ++w) {
+      for (uint64_t bits = cands.words[w]; bits != 0; bits &= bits - 1) {
+        const uint32_t bit = w * 64 + static_cast<uint32_t>(std::countr_zero(bits));
+        dense_bits_.push_back(bit);
+        dense_edges_.push_back(cands.edge_begin + bit);
+      }
+    }
+  }
+  // ChoiceState's bit positions to indices and back: bit `from` is the
+  // first candidate at or after it; index i is any bit after candidate
+  // i - 1 up to candidate i (0 for i = 0), which finds the same one.
+  uint32_t dense_index(uint32_t from) const {
+    return static_cast<uint32_t>(std::lower_bound(dense_bits_.begin(), dense_bits_.end(), from) - dense_bits_.begin());
+  }
+  uint32_t dense_bit(uint32_t i) const { return i == 0 ? 0 : dense_bits_[i - 1] + 1; }
+
   // For the later LIDs of a port with LMC > 0: the least loaded candidate
   // that leads to a switch none of the port's earlier LIDs (whose ports at
   // this switch are `taken`) went to, else one on a port none of them used,
@@ -333,11 +442,21 @@ class BalancedRouter {
   }
 
   // Writes the staged LIDs into the tables, one switch's table at a time.
+  // The chunk's LIDs come in runs of consecutive LIDs (a switch's and its
+  // endpoints' are mostly assigned together), and each run is copied as a
+  // block rather than entry by entry through the LID list.
   void flush() {
+    runs_.clear();
+    for (size_t slot = 0; slot < chunk_lids_.size();) {
+      size_t end = slot + 1;
+      while (end < chunk_lids_.size() && chunk_lids_[end] == chunk_lids_[end - 1] + 1) ++end;
+      runs_.push_back({static_cast<uint32_t>(slot), static_cast<uint32_t>(end - slot), chunk_lids_[slot]});
+      slot = end;
+    }
     for (size_t sw = 0; sw < switches_; ++sw) {
       const uint8_t* row = &staging_[sw * chunk_capacity_];
       uint8_t* table = lft_[sw];
-      for (size_t slot = 0; slot < chunk_lids_.size(); ++slot) table[chunk_lids_[slot]] = row[slot];
+      for (const Run& r : runs_) std::memcpy(table + r.lid, row + r.slot, r.count);
     }
   }
 
@@ -352,12 +471,27 @@ class BalancedRouter {
   // Never more than there are endpoint LIDs (< 2^16).
   std::vector<uint16_t> traffic_;
   std::vector<LidJob> jobs_;
-  std::vector<uint32_t> rip_;  // by switch: endpoints whose packets for the ripped-up LID reach it
+  // rip_up: endpoints whose packets for ripped-up LID k reach switch sw,
+  // [sw * n + k], the LIDs, and the candidate edge out of each port (kNone
+  // between switches).
+  std::vector<uint32_t> rip_;
+  std::vector<uint16_t> rip_lids_;
+  std::array<uint32_t, 256> edge_of_port_;
   // The chunk: staging_[switch * chunk_capacity_ + slot] is the switch's
   // port for LID chunk_lids_[slot].
   size_t chunk_capacity_ = 0;
   std::vector<uint8_t> staging_;
   std::vector<uint16_t> chunk_lids_;
+  // flush's runs of consecutive LIDs: slots slot .. slot + count - 1 hold
+  // LIDs lid .. lid + count - 1.
+  struct Run {
+    uint32_t slot;
+    uint32_t count;
+    uint16_t lid;
+  };
+  std::vector<Run> runs_;
+  std::vector<uint16_t> data_mask_;  // route_pass: 0xFFFF for an endpoint's LID, else 0
+  std::vector<uint32_t> dense_bits_, dense_edges_;  // load_dense: one switch's candidates
 };
 
 }  // namespace

@@ -25,6 +25,7 @@ SimPort& SimFabric::attach(NodeIndex node, uint8_t port) {
   (void)n;
   clients_.push_back(std::unique_ptr<SimPort>(new SimPort(*this, node.value, port)));
   client_by_port_[index] = clients_.back().get();
+  last_client_port_ = UINT32_MAX;
   return *clients_.back();
 }
 
@@ -34,8 +35,9 @@ void SimFabric::detach(SimPort& port) {
   port.attached_ = false;
   // Safe while the service runs: the fabric calls a copy of it.
   port.service_ = nullptr;
-  port.inbox_ = {};
+  port.clear_inbox();
   client_by_port_.erase(state_.port_index(port.node_, port.port_));
+  last_client_port_ = UINT32_MAX;
   // The kernel clears IsSM when the SM's umad fd closes; the master SM hears
   // of it by trap 144. The port has no client now, so it is not the one told.
   set_port_is_sm(port.node_, port.port_, false);
@@ -44,8 +46,13 @@ void SimFabric::detach(SimPort& port) {
 SimPort* SimFabric::client_at(uint32_t node, uint8_t port) const {
   if (client_by_port_.empty()) return nullptr;
   const uint8_t p = state_.node(node).is_switch() ? uint8_t{0} : port;
-  auto it = client_by_port_.find(state_.port_index(node, p));
-  return it == client_by_port_.end() ? nullptr : it->second;
+  const uint32_t index = state_.port_index(node, p);
+  if (index == last_client_port_) return last_client_;
+  auto it = client_by_port_.find(index);
+  if (it == client_by_port_.end()) return nullptr;
+  last_client_port_ = index;
+  last_client_ = it->second;
+  return it->second;
 }
 
 std::optional<Micros> SimFabric::next_delivery() const {

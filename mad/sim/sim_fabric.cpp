@@ -170,25 +170,25 @@ void SimFabric::answer_at_sma(uint32_t node, uint8_t in_port, Travel& t) {
   ++counters_.sma_requests;
   ++counters_.sma_requests_by_kind[SimCounters::kind_key(t.mgmt_class, t.method, t.attr_id)];
 
-  wire::MadBuffer response = wire::make_response(t.mad);
+  // The answer is the request turned around in place (the handlers read a
+  // Set's data and write the answer over it), not a copy of it.
+  const uint8_t class_version = t.mad[2];
+  sim::SmaRequest request;
+  request.m_key_hidden = verdict == sim::MKeyVerdict::pass_hidden;
+  request.node = node;
+  request.in_port = in_port;
+  request.method = t.method;
+  request.attr_id = t.attr_id;
+  request.attr_mod = static_cast<uint32_t>(wire::get_field(t.mad, wire::mad_fields::attribute_modifier));
+  wire::make_response_in_place(t.mad);
   uint16_t status = wire::mad_status::bad_version;
-  if (t.mad[2] == wire::smp_class_version) {
-    sim::SmaRequest request;
-    request.m_key_hidden = verdict == sim::MKeyVerdict::pass_hidden;
-    request.node = node;
-    request.in_port = in_port;
-    request.method = t.method;
-    request.attr_id = t.attr_id;
-    request.attr_mod = static_cast<uint32_t>(wire::get_field(t.mad, wire::mad_fields::attribute_modifier));
-    status = sim::sma_process(state_, request, wire::smp_data(response));
-  }
+  if (class_version == wire::smp_class_version) status = sim::sma_process(state_, request, wire::smp_data(t.mad));
   if (t.directed) {
-    wire::set_field(response, wire::smp_fields::dr_status, status);
+    wire::set_field(t.mad, wire::smp_fields::dr_status, status);
   } else {
-    wire::set_field(response, wire::mad_fields::status, status);
+    wire::set_field(t.mad, wire::mad_fields::status, status);
   }
   ++counters_.responses_sent;
-  t.mad = response;
   t.method = t.mad[3];
   t.latency += state_.options().sma_latency;
 
@@ -214,17 +214,18 @@ void SimFabric::answer_at_sma(uint32_t node, uint8_t in_port, Travel& t) {
 bool SimFabric::deliver(uint32_t node, uint8_t port, Travel& t, Micros latency) {
   SimPort* client = client_at(node, port);
   if (client == nullptr) return false;
-  SimPort::Delivery d;
-  d.due = clock_.now() + latency;
-  d.seq = next_seq_++;
-  d.packet.data = t.mad;
-  d.packet.address.lid = Lid{t.directed ? wire::permissive_lid : t.slid};
-  d.packet.address.qp = t.src_qp;
-  d.packet.address.qkey = t.qkey;
-  d.packet.address.sl = t.sl;
-  d.packet.address.pkey_index = t.pkey_index;
-  wakeups_.push(d.due);
-  client->inbox_.push(std::move(d));
+  const Micros due = clock_.now() + latency;
+  MadPacket& packet = client->push_inbox(due, next_seq_++);
+  packet.data = t.mad;
+  packet.address = MadAddress{};
+  packet.address.lid = Lid{t.directed ? wire::permissive_lid : t.slid};
+  packet.address.qp = t.src_qp;
+  packet.address.qkey = t.qkey;
+  packet.address.sl = t.sl;
+  packet.address.pkey_index = t.pkey_index;
+  packet.response_timeout_ms = 0;
+  packet.send_timed_out = false;
+  wakeups_.push(due);
   ++counters_.delivered;
   return true;
 }
@@ -237,13 +238,11 @@ void SimFabric::drop(DropReason reason, const Travel& t) {
       t.original->response_timeout_ms == 0)
     return;
   // The kernel hands an unanswered request back once its timeout expires.
-  SimPort::Delivery d;
-  d.due = clock_.now() + Micros{t.original->response_timeout_ms} * 1000;
-  d.seq = next_seq_++;
-  d.packet = *t.original;
-  d.packet.send_timed_out = true;
-  wakeups_.push(d.due);
-  t.sender->inbox_.push(std::move(d));
+  const Micros due = clock_.now() + Micros{t.original->response_timeout_ms} * 1000;
+  MadPacket& packet = t.sender->push_inbox(due, next_seq_++);
+  packet = *t.original;
+  packet.send_timed_out = true;
+  wakeups_.push(due);
   ++counters_.send_timeouts;
 }
 

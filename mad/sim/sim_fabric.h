@@ -161,6 +161,11 @@ class SimFabric {
   SimCounters counters_;
   std::vector<std::unique_ptr<SimPort>> clients_;          // attach order, detached ones too
   std::unordered_map<uint32_t, SimPort*> client_by_port_;  // attached ones, by port index
+  // The last port client_at found a client at (its answers all go there in
+  // a sweep): a compare instead of a hash lookup per MAD. Reset by attach
+  // and detach.
+  mutable uint32_t last_client_port_ = UINT32_MAX;
+  mutable SimPort* last_client_ = nullptr;
   // Every arrival time scheduled, earliest first; times already passed are
   // popped as the clock moves. Waiting wakes at the next future one only: a
   // MAD that already arrived for a client that is not reading must not stop

@@ -11,9 +11,32 @@ Status SimPort::send(const MadPacket& packet) {
 
 std::optional<MadPacket> SimPort::receive() {
   if (inbox_.empty() || inbox_.top().due > fabric_.now()) return std::nullopt;
-  MadPacket packet = inbox_.top().packet;
+  const uint32_t slot = inbox_.top().slot;
   inbox_.pop();
+  free_parked_.push_back(slot);
+  std::optional<MadPacket> packet(parked_[slot]);
+  // A client that let thousands of MADs pile up (frozen) gives their room back.
+  if (inbox_.empty() && parked_.size() > kKeptSlots) clear_inbox();
   return packet;
+}
+
+MadPacket& SimPort::push_inbox(Micros due, uint64_t seq) {
+  uint32_t slot;
+  if (free_parked_.empty()) {
+    slot = static_cast<uint32_t>(parked_.size());
+    parked_.emplace_back();
+  } else {
+    slot = free_parked_.back();
+    free_parked_.pop_back();
+  }
+  inbox_.push({due, seq, slot});
+  return parked_[slot];
+}
+
+void SimPort::clear_inbox() {
+  inbox_ = {};
+  parked_ = {};
+  free_parked_ = {};
 }
 
 void SimPort::wait(Micros max_wait) { fabric_.wait_for(*this, max_wait); }

@@ -75,24 +75,33 @@ class SimPort final : public Transport {
 
  private:
   friend class SimFabric;
-  struct Delivery {
+  static constexpr size_t kKeptSlots = 1024;
+  // The inbox is a min-heap of small entries (arrival time, then delivery
+  // order) over packets parked in reused slots: a heap of whole packets
+  // (some 280 bytes each) moved them on every push and pop, which cost the
+  // bring-up's millions of MADs more than the rest of their way through the
+  // fabric.
+  struct Entry {
     Micros due = 0;
     uint64_t seq = 0;
-    MadPacket packet;
+    uint32_t slot = 0;
   };
   struct Later {
-    bool operator()(const Delivery& a, const Delivery& b) const {
-      return a.due != b.due ? a.due > b.due : a.seq > b.seq;
-    }
+    bool operator()(const Entry& a, const Entry& b) const { return a.due != b.due ? a.due > b.due : a.seq > b.seq; }
   };
 
   SimPort(SimFabric& fabric, uint32_t node, uint8_t port) : fabric_(fabric), node_(node), port_(port) {}
   std::optional<Micros> next_due() const;
+  // A packet put in the inbox, arriving at `due`: the caller fills the slot.
+  MadPacket& push_inbox(Micros due, uint64_t seq);
+  void clear_inbox();
 
   SimFabric& fabric_;
   uint32_t node_;
   uint8_t port_;
-  std::priority_queue<Delivery, std::vector<Delivery>, Later> inbox_;
+  std::priority_queue<Entry, std::vector<Entry>, Later> inbox_;
+  std::vector<MadPacket> parked_;       // by slot
+  std::vector<uint32_t> free_parked_;   // slots not in the inbox
   std::function<void()> service_;
   bool frozen_ = false;
   bool attached_ = true;

@@ -94,6 +94,7 @@ SimState::SimState(Fabric topology, const SimOptions& options)
 }
 
 std::optional<Micros> SimState::m_key_lease_end(uint32_t n, uint8_t p) const {
+  if (m_key_lease_ends_.empty()) return std::nullopt;  // the common case, asked for every SMP: no hashing
   auto it = m_key_lease_ends_.find(port_index(n, p));
   if (it == m_key_lease_ends_.end()) return std::nullopt;
   return it->second;
@@ -102,7 +103,7 @@ std::optional<Micros> SimState::m_key_lease_end(uint32_t n, uint8_t p) const {
 void SimState::set_m_key_lease_end(uint32_t n, uint8_t p, std::optional<Micros> end) {
   if (end) {
     m_key_lease_ends_[port_index(n, p)] = *end;
-  } else {
+  } else if (!m_key_lease_ends_.empty()) {
     m_key_lease_ends_.erase(port_index(n, p));
   }
 }

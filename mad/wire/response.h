@@ -18,6 +18,10 @@ namespace ibsm::wire {
 // must be clear. The hop pointer stays: the SMI walks it back.
 MadBuffer make_response(std::span<const uint8_t> request, uint16_t status = mad_status::ok);
 
+// The same, turning `request` itself (256 bytes) into its answer: a
+// responder that owns the request's buffer saves a copy of the MAD.
+void make_response_in_place(std::span<uint8_t> request, uint16_t status = mad_status::ok);
+
 // The GetResp to a Get or Set.
 MadBuffer make_get_response(std::span<const uint8_t> request, uint16_t status = mad_status::ok);
 

@@ -123,6 +123,10 @@ Result<SmpView> parse_smp(std::span<const uint8_t> mad);
 MadBuffer build_dr_smp(uint8_t method, uint16_t attr_id, uint32_t attr_mod, uint64_t tid,
                        const DrPath& path, std::span<const uint8_t> payload = {},
                        uint64_t m_key = 0);
+// The same, written into `mad` (all 256 bytes): a sender that keeps its MADs
+// in place builds them there.
+void write_dr_smp(std::span<uint8_t, mad_size> mad, uint8_t method, uint16_t attr_id, uint32_t attr_mod,
+                  uint64_t tid, const DrPath& path, std::span<const uint8_t> payload = {}, uint64_t m_key = 0);
 // A LID-routed SMP; the destination LID lives in the transport address.
 MadBuffer build_lid_smp(uint8_t method, uint16_t attr_id, uint32_t attr_mod, uint64_t tid,
                         std::span<const uint8_t> payload = {}, uint64_t m_key = 0);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "mad/base/small_callback.h"
 #include "mad/base/types.h"
 #include "mad/dispatcher.h"
 #include "mad/wire/constants.h"
@@ -59,8 +60,10 @@ class SmpIssuer {
   // (what was asked, where, why it failed)
   using OnFailure = std::function<void(const SmpSubject&, const DrPath&, const SmpFailure&)>;
   // What one request undoes when it fails, after the handler: memory of
-  // what a switch holds that the failed Set (or Get) leaves unknown.
-  using OnFailed = std::function<void()>;
+  // what a switch holds that the failed Set (or Get) leaves unknown. Sent
+  // with every LFT block, its capture (the sweep, a GUID, a node) is kept
+  // inline, not allocated per SMP (mad/base/small_callback.h).
+  using OnFailed = SmallCallback;
 
   SmpIssuer(MadDispatcher& d, OnFailure on_failure) : d_(d), on_failure_(std::move(on_failure)) {}
 
@@ -112,11 +115,14 @@ class SmpIssuer {
     OnFailed failed;
     DrPath path;
   };
-  void complete(uint32_t slot, Result<MadPacket> r);
+  void complete(uint32_t slot, const Result<MadPacket>& r);
+  // Frees a slot whose request is done (its handlers taken or dropped).
+  void release(uint32_t slot);
 
   MadDispatcher& d_;
   OnFailure on_failure_;
   std::vector<InFlight> in_flight_;
+  MadPacket packet_;  // the SMP being sent, built in place
   std::vector<uint32_t> free_slots_;
   RequestOptions options_;
   size_t queue_limit_ = 0;

@@ -236,3 +236,57 @@ TEST_CASE("completions that submit more requests get their own answers from reus
   CHECK(d.stats().timeouts == 0);
   CHECK(d.stats().sent_by_kind.size() == std::set<uint16_t>(answered.begin(), answered.end()).size());
 }
+
+TEST_CASE("a request still retrying keeps its tid while thousands more come and go", "[mad][dispatcher]") {
+  // TIDs live in a table where TID t sits at t mod 2^k; a new request must
+  // never take the TID, nor the entry, of one still in flight, and the
+  // deadlines answered requests leave behind must not hide the live one's.
+  ManualClock clock;
+  FakeTransport t(clock);
+  MadDispatcher d(t, clock, DispatcherOptions{.window = 16, .timeout = 1000, .retries = 1});
+  std::optional<Status> lost;
+  d.submit(get_request(0x11), [&](Result<MadPacket> r) { lost = r.status(); });
+  d.poll();
+  REQUIRE(t.sent.size() == 1);
+  const auto lost_tid = static_cast<uint32_t>(wire::decode_mad_header(t.sent[0].data)->tid);
+  int answered = 0;
+  std::set<uint32_t> tids;
+  for (int i = 0; i < 5000; ++i) {
+    d.submit(get_request(0x15), [&](Result<MadPacket> r) { answered += r.ok() ? 1 : 0; });
+    d.poll();
+    const auto tid = static_cast<uint32_t>(wire::decode_mad_header(t.sent.back().data)->tid);
+    CHECK(tid != lost_tid);
+    tids.insert(tid);
+    t.answer(t.sent.size() - 1);
+    d.poll();
+  }
+  CHECK(answered == 5000);
+  CHECK(d.in_flight() == 1);
+  CHECK_FALSE(lost);
+  // Its deadline, and then its retry's, still come.
+  d.run_until_idle();
+  REQUIRE(lost);
+  CHECK(lost->code() == StatusCode::timeout);
+  CHECK(clock.now() == 2000);
+  CHECK(static_cast<uint32_t>(wire::decode_mad_header(t.sent.back().data)->tid) == lost_tid);
+  CHECK(d.stats().retries == 1);
+}
+
+TEST_CASE("a window widened while requests are in flight still matches every answer", "[mad][dispatcher]") {
+  ManualClock clock;
+  FakeTransport t(clock);
+  MadDispatcher d(t, clock, DispatcherOptions{.window = 4, .timeout = 1000, .retries = 0});
+  int answered = 0;
+  for (int i = 0; i < 4; ++i) d.submit(get_request(0x15), [&](Result<MadPacket> r) { answered += r.ok() ? 1 : 0; });
+  d.poll();
+  REQUIRE(d.in_flight() == 4);
+  d.set_options(DispatcherOptions{.window = 200, .timeout = 1000, .retries = 0});
+  for (int i = 0; i < 196; ++i) d.submit(get_request(0x15), [&](Result<MadPacket> r) { answered += r.ok() ? 1 : 0; });
+  d.poll();
+  REQUIRE(d.in_flight() == 200);
+  for (size_t i = t.sent.size(); i-- > 0;) t.answer(i);  // in reverse order
+  d.poll();
+  CHECK(answered == 200);
+  CHECK(d.idle());
+  CHECK(d.stats().unmatched == 0);
+}

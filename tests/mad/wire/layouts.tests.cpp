@@ -1,6 +1,7 @@
 // Hand-worked byte layouts from the IBA tables, one or more per struct: they
 // pin the field tables in builds without libibmad (the embedded profile).
 #include <array>
+#include <random>
 
 #include <catch2/catch.hpp>
 
@@ -274,4 +275,24 @@ TEST_CASE("a perfmgt request is a class 4 version 1 gmp with data at byte 64", "
   CHECK(m[16] == 0x00);
   CHECK(m[17] == 0x12);
   CHECK(perf_data(m).size() == mad_size - 64);
+}
+
+TEST_CASE("an lft block's copy codec agrees with its field table", "[wire][tables]") {
+  // encode/decode of LinearForwardingTable copy the 64 bytes; the field
+  // table's general walk must give the same.
+  std::mt19937_64 rng(64);
+  for (int i = 0; i < 200; ++i) {
+    LinearForwardingTable lft;
+    for (auto& p : lft.ports) p = static_cast<uint8_t>(rng());
+    std::array<uint8_t, 80> fast{}, general{};
+    fast.fill(0xA5);
+    general.fill(0xA5);
+    encode(lft, fast);
+    encode_struct(lft, general, lft_block_size);
+    REQUIRE(fast == general);
+    auto back = decode_linear_forwarding_table(fast);
+    REQUIRE(back.ok());
+    REQUIRE(*back == *decode_struct<LinearForwardingTable>(general, lft_block_size, "lft"));
+  }
+  CHECK_FALSE(decode_linear_forwarding_table(std::span<const uint8_t>(std::array<uint8_t, 63>{})).ok());
 }

@@ -61,3 +61,21 @@ TEST_CASE("each request method gets its own answer", "[wire][response]") {
   CHECK(resp->header.status == sa_status::no_records);
   CHECK(resp->header.tid == 5);
 }
+
+TEST_CASE("a request answered in place reads as make_response's copy", "[wire][response]") {
+  const DrPath path = DrPath{}.extended(1).extended(7);
+  for (uint8_t m : {method::get, method::set}) {
+    for (uint16_t status : {mad_status::ok, mad_status::invalid_field}) {
+      MadBuffer dr = build_dr_smp(m, smp_attr::linear_forwarding_table, 3, 0x55, path);
+      dr[6] = 3;
+      const MadBuffer dr_copy = make_response(dr, status);
+      make_response_in_place(dr, status);
+      CHECK(dr == dr_copy);
+
+      MadBuffer lid = build_lid_smp(m, smp_attr::port_info, 1, 0x66);
+      const MadBuffer lid_copy = make_response(lid, status);
+      make_response_in_place(lid, status);
+      CHECK(lid == lid_copy);
+    }
+  }
+}
