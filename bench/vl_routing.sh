@@ -2,6 +2,7 @@
 # Deadlock-free routing within a VL budget (not a test): ibsm's engines that
 # assign SLs side by side with OpenSM's lash, dfsssp, nue, dor and torus-2QoS.
 #  - ibsm, offline: `ibsm route -R E,no_fallback --max-vls 8 --sl` (one core;
+#    --max-vls N narrows the budget, e.g. 4 for switches with 4 data VLs;
 #    the same routing step the daemon runs): the engine's time from its log
 #    lines, the VLs its SLs use and whether every VL's channel dependency graph
 #    is acyclic (the post-routing check, on the VLs of the engine's SLs, and
@@ -15,13 +16,13 @@
 #    a fallback installs can deadlock. OpenSM's path SLs are not read back
 #    (it dumps none, and its SA is gone with -o), so an engine that kept its
 #    tables is taken at its word ("own word" in the cdg column).
-# Usage: bench/vl_routing.sh [--quick] [--no-opensm] [--engines "dfsssp dor"]
+# Usage: bench/vl_routing.sh [--quick] [--no-opensm] [--max-vls N] [--engines "dfsssp dor"]
 #        [--osm-engines "lash dfsssp nue dor torus-2QoS"] [--only NAME]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ibsm=${IBSM:-$top/build/bin/ibsm}
 umad2sim=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
-quick=0; with_opensm=1; only=""
+quick=0; with_opensm=1; only=""; max_vls=8
 engines="dfsssp"
 osm_engines="lash dfsssp nue dor torus-2QoS"
 while [[ $# -gt 0 ]]; do
@@ -30,6 +31,7 @@ while [[ $# -gt 0 ]]; do
     --engines) engines=$2; shift ;;
     --osm-engines) osm_engines=$2; shift ;;
     --only) only=$2; shift ;;
+    --max-vls) max_vls=$2; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -80,7 +82,7 @@ for f in "${fabrics[@]}"; do
   hosts=$(grep -cE '^(Ca|Hca)' "$work/$name.net"); sws=$(grep -c '^Switch' "$work/$name.net")
 
   for e in $engines; do
-    if ! "$ibsm" route -t "$work/$name.net" -R "$e,no_fallback" --max-vls 8 -v --lfts "$work/$e.lfts" \
+    if ! "$ibsm" route -t "$work/$name.net" -R "$e,no_fallback" --max-vls "$max_vls" -v --lfts "$work/$e.lfts" \
         --guid2lid "$work/$e.guid2lid" --sl "$work/$e.sls" > "$work/route.out" 2> "$work/route.err"; then
       printf '%-13s %6s %5s  %-6s %-12s %s\n' "$name" "$hosts" "$sws" ibsm "$e" \
         "refused: $(grep -m1 -oE 'refused: .{0,90}' "$work/route.err" || tail -1 "$work/route.err")"

@@ -7,6 +7,10 @@
 // gives those SL2VL tables (routing/layer_sl2vl.h) for the sweep to program
 // whenever it uses more than one layer. path_sl answers from tables the
 // engine owns, not from the snapshot.
+//
+// When the paths need more layers than the budget, every LID of a switch is
+// put on one tree toward it (routing/shared_trees.h) and layered again; only
+// if that too is over the budget does the engine refuse.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +28,7 @@ class LayeredEngine : public RoutingEngine {
  public:
   std::string_view name() const override { return name_; }
   // Refuses a fabric without switches, and one whose paths need more layers
-  // than vl_budget(input) allows.
+  // than vl_budget(input) allows, even with one tree per destination switch.
   Result<UnicastTables> compute(const RoutingInput& input) override { return compute_layers(input); }
   // The layer of the path from the switch `source` hangs off to
   // `destination`; 0 for LIDs it did not route.

@@ -17,7 +17,9 @@
 // (removing dependencies never puts a finished channel back on a cycle). When
 // the search is done the layer is acyclic; the paths moved make the next
 // layer, searched the same way. If more layers are needed than the VL budget
-// (routing/vl_budget.h) allows, the engine refuses and the chain moves on.
+// (routing/vl_budget.h) allows, the engine tries again with one tree per
+// destination switch (routing/shared_trees.h), then refuses and the chain
+// moves on.
 //
 // Cost: one whole-graph check (routing/cdg.h; a fabric without a credit
 // loop stops there), one walk of every path (switches x LIDs, a few hops

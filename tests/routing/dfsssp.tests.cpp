@@ -181,6 +181,18 @@ TEST_CASE("a vl budget too small is refused, and the chain moves on to min-hop",
   }
 }
 
+TEST_CASE("over the vl budget dfsssp puts a switch's lids on one tree and stays deadlock-free within it",
+          "[routing][dfsssp][vl]") {
+  testing::check_shared_trees_within<DfssspEngine>(testing::random_64(), 4);
+  // Where even one tree per switch needs more layers, it refuses and says so.
+  const Fabric f = cyclic_fabric();
+  const RoutingGraph graph = must(RoutingGraph::build(f));
+  DfssspEngine engine;
+  const Result<UnicastTables> r = engine.compute(RoutingInput{.graph = graph, .max_vls = 1});
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.status().message(), Catch::Contains("even with one tree per destination switch"));
+}
+
 TEST_CASE("vl codes count data vls as IBA 14.2.5.6 numbers them", "[routing][vl]") {
   CHECK(data_vls_of_code(0) == 0);
   CHECK(data_vls_of_code(1) == 1);

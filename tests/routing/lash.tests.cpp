@@ -119,6 +119,11 @@ TEST_CASE("lash refuses a vl budget too small, and the chain moves on", "[routin
   CHECK(enough->refusals.empty());
 }
 
+TEST_CASE("over the vl budget lash puts a switch's lids on one tree and stays deadlock-free within it",
+          "[routing][lash][vl]") {
+  testing::check_shared_trees_within<LashEngine>(testing::random_64(), 4);
+}
+
 TEST_CASE("lash gives sl2vl tables only when it layers: sl s on vl s % layers", "[routing][lash][vl]") {
   SECTION("a fat tree: one layer, no tables") {
     Fabric f = must(topogen::kary_ntree({.k = 4, .n = 2}));

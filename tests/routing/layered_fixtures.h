@@ -80,4 +80,55 @@ void check_deadlock_free(const Fabric& f, uint8_t max_vls = 8) {
   CHECK(r.check.ok());
 }
 
+// bench/vl_routing.sh's random 64-switch fabric: min-hop's and sssp's
+// balanced paths need 5 layers, one tree per destination switch fits in 4.
+inline Fabric random_64() {
+  Fabric f = must(topogen::random_regular({.switches = 64, .degree = 8, .hosts_per_switch = 4, .seed = 1}));
+  assign_lids(f);
+  return f;
+}
+
+// Whether every LID hanging off each switch takes the same port as the
+// first endpoint LID there, at every other switch (routing/shared_trees.h).
+inline bool one_tree_per_switch(const RoutingGraph& graph, const UnicastTables& tables) {
+  for (SwitchId to = 0; to < graph.switch_count(); ++to) {
+    Lid lead;
+    for (const Destination& d : graph.destinations_of(to)) {
+      if (d.port != 0 && lead.value == 0) lead = d.base;
+    }
+    if (lead.value == 0) continue;
+    for (SwitchId sw = 0; sw < graph.switch_count(); ++sw) {
+      if (sw == to) continue;
+      for (const Destination& d : graph.destinations_of(to)) {
+        for (uint32_t k = 0; k < d.lid_count(); ++k) {
+          if (tables.port(graph.node_of(sw), Lid{static_cast<uint16_t>(d.base.value + k)}) !=
+              tables.port(graph.node_of(sw), lead)) {
+            return false;
+          }
+        }
+      }
+    }
+  }
+  return true;
+}
+
+// Over the budget the engine's balanced paths need, the engine puts every
+// LID of a switch on one tree and stays deadlock-free within the budget;
+// with VLs enough it keeps its balanced trees.
+template <typename Engine>
+void check_shared_trees_within(const Fabric& f, uint8_t budget) {
+  const RoutingGraph graph = must(RoutingGraph::build(f));
+  Engine wide;
+  const UnicastTables balanced = must(wide.compute(RoutingInput{.graph = graph, .max_vls = 8}));
+  INFO("layers with 8 vls: " << int{wide.layers()});
+  REQUIRE(wide.layers() > budget);
+  CHECK_FALSE(one_tree_per_switch(graph, balanced));
+
+  Engine narrow;
+  const UnicastTables shared = must(narrow.compute(RoutingInput{.graph = graph, .max_vls = budget}));
+  CHECK(narrow.layers() <= budget);
+  CHECK(one_tree_per_switch(graph, shared));
+  check_deadlock_free<Engine>(f, budget);
+}
+
 }  // namespace ibsm::routing::testing
