@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "routing/cdg_memory.h"
 #include "routing/engine.h"
 #include "routing/graph.h"
 
@@ -584,7 +585,28 @@ class CdgBuilder {
       r.dependencies += summary.dependencies;
       r.vls.push_back(summary);
     }
+    if (options_.keep_graph && r.acyclic() && !options_.destination_vl && !options_.path_vl) keep(r);
     return r;
+  }
+
+  // The VL-0 graph into r.memory (routing/cdg_memory.h); it is moved out,
+  // this is the builder's last step.
+  void keep(CdgReport& r) {
+    auto m = std::make_shared<CdgMemory>();
+    for (uint32_t n = 0; n < fabric_.node_count(); ++n) {
+      const Node& node = fabric_.node(NodeIndex{n});
+      m->nodes[node.node_guid.value] = {port_base_[n], node.num_ports};
+    }
+    m->target.assign(port_base_.back(), kNoIndex);
+    for (uint32_t c = 0; c < port_base_.back(); ++c) {
+      if (next_switch_[c] != kNoIndex) m->target[c] = switch_base_[next_switch_[c]];
+    }
+    if (vls_[0]) {
+      m->deps = std::move(vls_[0]->deps);
+    } else {
+      m->deps.resize(port_base_.back());
+    }
+    if (m->order().empty()) r.memory = std::move(m);
   }
 
   const Fabric& fabric_;

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -61,7 +62,12 @@ struct CdgOptions {
   // The VL of every packet to `dlid`, 0..15: one call per LID. Ignored when
   // path_vl is set.
   std::function<uint8_t(Lid dlid)> destination_vl;
+  // Keep the graph (CdgReport::memory) when it is acyclic and every packet
+  // is on VL 0 (none of the above set), for checking a route repair later.
+  bool keep_graph = false;
 };
+
+struct CdgMemory;
 
 struct Sl2VlTable;
 // An sl2vl function for CdgOptions from an engine's tables (RoutingEngine::sl2vl):
@@ -96,6 +102,10 @@ struct CdgReport {
   std::vector<CdgChannel> cycle;
   // That cycle, readably (empty when there is none); see describe_cycle.
   std::string cycle_text;
+  // With CdgOptions::keep_graph: the graph, for update_cdg_memory
+  // (routing/cdg_memory.h); shared, as every copy of the report may hand it
+  // on to the next repair.
+  std::shared_ptr<CdgMemory> memory;
 
   bool acyclic() const { return cycle.empty(); }
   // One line: "channels 96, dependencies 412 on vl 0: acyclic", or

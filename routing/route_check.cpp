@@ -593,8 +593,7 @@ CdgOptions engine_vls(const RoutingEngine& engine, const RoutingInput& input,
 
 bool RouteCheck::ok() const {
   if (!all_delivered()) return false;
-  if (repair) return true;
-  if (!cdg) return false;
+  if (!cdg) return repair.has_value();  // a repair's dependencies may go unchecked
   return cdg->acyclic() || !deadlock_free_promised;
 }
 
@@ -606,9 +605,15 @@ std::string RouteCheck::to_string() const {
   out += fmt::format(", hops max {} mean {:.1f}, stretch max {:.2f}, link routes max {} mean {:.1f} stddev {:.1f}",
                      pairs.max_hops, pairs.mean_hops, pairs.max_stretch, pairs.max_link_routes,
                      pairs.mean_link_routes, pairs.stddev_link_routes);
-  if (repair) return out + ", cdg not checked after a repair";
+  if (repair && !cdg) return out + ", cdg not checked after a repair";
   if (!cdg) return out + ", cdg not checked: " + cdg_error;
-  if (!cdg->acyclic()) return out + ", cdg cycle on " + cdg->cycle_text;
+  // After a repair checked against the kept graph: what it added.
+  const std::string kept =
+      cdg_update ? fmt::format(" ({} dependencies added to the graph of the last full check{})", cdg_update->added,
+                               cdg_update->dropped > 0 ? fmt::format(", {} stale dropped", cdg_update->dropped) : "")
+                 : "";
+  if (!cdg->acyclic()) return out + ", cdg cycle on " + cdg->cycle_text + kept;
+  if (cdg_update) return out + ", cdg acyclic" + kept;
   if (cdg->vls.size() <= 1) return out + ", cdg acyclic";
   std::string vls;
   for (const CdgVlSummary& v : cdg->vls) vls += fmt::format("{}{}", vls.empty() ? "" : ",", v.vl);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "routing/cdg.h"
+#include "routing/cdg_memory.h"
 #include "routing/port_routes.h"
 #include "routing/repair_check.h"
 #include "routing/trace.h"
@@ -122,8 +123,13 @@ struct RouteCheck {
   std::string cdg_error;         // why not
   // After a route repair (RoutingEngine::repair): the walks through what
   // it changed (routing/repair_check.h); `pairs` is then the last full
-  // check's, and the channel dependencies are not checked.
+  // check's.
   std::optional<RepairCheck> repair;
+  // After a repair whose new dependencies were checked against the graph
+  // kept from the last full check (routing/cdg_memory.h): what it added;
+  // `cdg` is then that check's report. Without it `cdg` is the graph of the
+  // repaired tables built afresh (or empty: not checked).
+  std::optional<CdgUpdate> cdg_update;
 
   bool has_cycle() const { return cdg && !cdg->acyclic(); }
   // Every pair delivered: the pairs counted, and after a repair every walk

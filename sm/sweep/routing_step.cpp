@@ -46,6 +46,34 @@ void log_credit_loop(const SweepRoutes& r, LogSink& log) {
             r.engine, r.route_check->cdg->cycle_text);
 }
 
+// The credit-loop verdict after a repair: the dependencies it added,
+// checked against the graph kept from the last full check
+// (routing/cdg_memory.h) where that stands; else the graph of the repaired
+// tables built afresh, which keeps a new one.
+void check_repaired_dependencies(const Fabric& real, const SharedLfts& given, const SharedLfts& repaired,
+                                 uint64_t changed_entries, const std::optional<routing::RouteCheck>& last,
+                                 routing::RouteCheck& check) {
+  // Past this many changed entries (a switch lost or back at 42k LIDs
+  // changes 150k-230k), taking each one's dependencies again costs about as
+  // much as the whole graph.
+  constexpr uint64_t kMostChangedEntries = 32768;
+  if (last && last->cdg && last->cdg->memory && changed_entries <= kMostChangedEntries) {
+    const std::optional<routing::CdgUpdate> update =
+        routing::update_cdg_memory(*last->cdg->memory, real, given, repaired);
+    if (update && (update->acyclic || !update->cycle.empty())) {
+      check.cdg = routing::memory_report(last->cdg->memory, real, *update);
+      check.cdg_update = *update;
+      return;
+    }
+  }
+  Result<routing::CdgReport> cdg = routing::check_channel_dependencies(real, repaired, {.keep_graph = true});
+  if (cdg.ok()) {
+    check.cdg = std::move(*cdg);
+  } else {
+    check.cdg_error = cdg.status().message();
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -126,6 +154,7 @@ std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last,
     routing::RouteCheckOptions options;
     options.pairs.max_problems = 3;
     options.engine = r.engine;
+    options.vls.keep_graph = true;
     routing::RouteCheck check = routing::check_routes(real, r.lfts, options);
     r.port_routes = std::move(check.pairs.port_routes);
     record_check(r, std::move(check), log);
@@ -139,7 +168,9 @@ std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last,
   check.deadlock_free_promised = r.route_check->deadlock_free_promised;
   check.pairs = r.route_check->pairs;
   check.repair = std::move(*walks);
+  check_repaired_dependencies(real, given, r.lfts, mended->changed_entries, r.route_check, check);
   record_check(r, std::move(check), log);
+  if (r.route_check->has_cycle()) log_credit_loop(r, log);
   return r;
 }
 
@@ -169,9 +200,10 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
     // failed check is logged, not fatal: the tables are the best the chain
     // could do, and routing part of a fabric beats none.
     const routing::RoutingInput input{.graph = *outcome->graph, .max_vls = settings.max_vls};
-    routing::RouteCheck check = routing::check_routes(
-        snapshot, r.lfts,
-        {.pairs = {.max_problems = 3}, .engine = r.engine, .vls = routing::engine_vls(*r.engine_used, input, r.sl2vl)});
+    routing::CdgOptions vls = routing::engine_vls(*r.engine_used, input, r.sl2vl);
+    vls.keep_graph = true;  // for the repairs to come (routing/cdg_memory.h)
+    routing::RouteCheck check =
+        routing::check_routes(snapshot, r.lfts, {.pairs = {.max_problems = 3}, .engine = r.engine, .vls = vls});
     r.port_routes = std::move(check.pairs.port_routes);
     record_check(r, std::move(check), *sink);
     // A credit loop is logged (log_credit_loop) and counted for the metrics.
