@@ -7,7 +7,7 @@
 # Usage: bench/discovery.sh [--quick] [--no-ibsim]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-ibsm=${IBSM:-$top/build/bin/ibsm}
+ibsm=$(realpath -m "${IBSM:-$top/build/bin/ibsm}")  # absolute: some runs start in a scratch folder
 umad2sim=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 quick=0; with_ibsim=1
 for a in "$@"; do

@@ -4,7 +4,7 @@
 # Usage: bench/dispatcher_window.sh [ibsm topo args...]   (default: fat-tree --k 16 --n 3)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-ibsm=${IBSM:-$top/build/bin/ibsm}
+ibsm=$(realpath -m "${IBSM:-$top/build/bin/ibsm}")  # absolute: some runs start in a scratch folder
 umad2sim=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 args=("$@"); [[ ${#args[@]} -gt 0 ]] || args=(fat-tree --k 16 --n 3)
 work=$(mktemp -d /tmp/ibsm-window.XXXXXX)

@@ -29,7 +29,7 @@
 # Usage: bench/failover.sh [--runs N] [--window S] [--modes a,b,...] [--netfile F]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-ibsm=${IBSM:-$top/build/bin/ibsm}
+ibsm=$(realpath -m "${IBSM:-$top/build/bin/ibsm}")  # absolute: some runs start in a scratch folder
 umad2sim=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 netfile=$top/conf/fabric-default.net
 runs=1; window=60; modes=osm-default,osm-tuned,ibsm,ibsm-tuned

@@ -19,7 +19,7 @@
 #   (IBSM: default build-rel/bin/ibsm; KEEP=1 keeps the logs)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-ibsm=${IBSM:-$top/build-rel/bin/ibsm}
+ibsm=$(realpath -m "${IBSM:-$top/build-rel/bin/ibsm}")  # absolute: some runs start in a scratch folder
 umad2sim=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 k34=0; osm=0; osm_k34=0; with_ibsm=1
 for a in "$@"; do

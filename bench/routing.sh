@@ -17,7 +17,7 @@
 # Usage: bench/routing.sh [--quick] [--no-offline] [--no-opensm] [--engines "minhop updn ..."]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-ibsm=${IBSM:-$top/build/bin/ibsm}
+ibsm=$(realpath -m "${IBSM:-$top/build/bin/ibsm}")  # absolute: some runs start in a scratch folder
 umad2sim=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 quick=0; offline=1; with_opensm=1
 engines="ftree minhop updn dnup sssp"

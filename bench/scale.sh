@@ -11,7 +11,7 @@
 #   --quick: 1k, 5k and 12k only. Run it alone: the big runs take GBs and minutes.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-ibsm=${IBSM:-$top/build-rel/bin/ibsm}
+ibsm=$(realpath -m "${IBSM:-$top/build-rel/bin/ibsm}")  # absolute: some runs start in a scratch folder
 [[ -x $ibsm ]] || ibsm=$top/build/bin/ibsm
 umad2sim=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 quick=0; with_osm=0; with_ibsim=1; with_sim=1

@@ -20,7 +20,7 @@
 #        [--osm-engines "lash dfsssp nue dor torus-2QoS"] [--only NAME]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-ibsm=${IBSM:-$top/build/bin/ibsm}
+ibsm=$(realpath -m "${IBSM:-$top/build/bin/ibsm}")  # absolute: some runs start in a scratch folder
 umad2sim=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 quick=0; with_opensm=1; only=""; max_vls=8
 engines="dfsssp"
