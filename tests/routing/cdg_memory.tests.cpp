@@ -66,20 +66,37 @@ Repaired repair(const Fabric& before, const SharedLfts& given, Fabric now) {
   return {std::move(now), std::move(mended->lfts)};
 }
 
+// A 4-ary 3-tree routed by min-hop with its graph kept, one cable pulled
+// (`seed`), the tables repaired and the kept graph updated.
+struct Pulled {
+  Fabric before;
+  std::shared_ptr<CdgMemory> memory;
+  Repaired repaired;
+  std::optional<CdgUpdate> update;
+};
+Pulled pull_and_update(uint64_t seed) {
+  Pulled p;
+  p.before = must(topogen::kary_ntree({.k = 4, .n = 3}));
+  assign_lids(p.before);
+  const SharedLfts given = testing::route_minhop(must(RoutingGraph::build(p.before))).lfts;
+  p.memory = kept_graph(p.before, given);
+  Fabric pulled = p.before;
+  must(topogen::fail_links(pulled, {.count = 1, .seed = seed}).status());
+  p.repaired = repair(p.before, given, std::move(pulled));
+  p.update = update_cdg_memory(*p.memory, p.repaired.now, given, p.repaired.lfts);
+  REQUIRE(p.update.has_value());
+  return p;
+}
+
 TEST_CASE("after a repair the kept graph gives the verdict of the graph built afresh, and holds its dependencies",
           "[routing][cdg][repair]") {
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     DYNAMIC_SECTION("cable pulled with seed " << seed) {
-      Fabric before = must(topogen::kary_ntree({.k = 4, .n = 3}));
-      assign_lids(before);
-      const SharedLfts given = testing::route_minhop(must(RoutingGraph::build(before))).lfts;
-      std::shared_ptr<CdgMemory> memory = kept_graph(before, given);
-
-      Fabric pulled = before;
-      must(topogen::fail_links(pulled, {.count = 1, .seed = seed}).status());
-      const Repaired r = repair(before, given, pulled);
-      const std::optional<CdgUpdate> u = update_cdg_memory(*memory, r.now, given, r.lfts);
-      REQUIRE(u.has_value());
+      const Pulled p = pull_and_update(seed);
+      const Repaired& r = p.repaired;
+      const std::shared_ptr<CdgMemory>& memory = p.memory;
+      const std::optional<CdgUpdate>& u = p.update;
+      const Fabric& before = p.before;
       const CdgReport fresh = must(check_channel_dependencies(r.now, r.lfts, {.keep_graph = true}));
       INFO(fresh.to_string());
       CHECK(u->changed_entries > 0);
@@ -95,7 +112,7 @@ TEST_CASE("after a repair the kept graph gives the verdict of the graph built af
       }
 
       // The cable put back: the repair of the repair is checked the same way.
-      const Repaired back = repair(r.now, r.lfts, before);
+      const Repaired back = repair(r.now, r.lfts, before);  // the kept graph updated again
       const std::optional<CdgUpdate> again = update_cdg_memory(*memory, back.now, r.lfts, back.lfts);
       REQUIRE(again.has_value());
       const CdgReport fresh_back = must(check_channel_dependencies(back.now, back.lfts, {.keep_graph = true}));
@@ -112,16 +129,7 @@ TEST_CASE("some cable pulled out of a 4-ary 3-tree gives min-hop's repaired tabl
   // seed gives a cycle, and some none.
   int cycles = 0, acyclic = 0;
   for (uint64_t seed = 1; seed <= 12; ++seed) {
-    Fabric before = must(topogen::kary_ntree({.k = 4, .n = 3}));
-    assign_lids(before);
-    const SharedLfts given = testing::route_minhop(must(RoutingGraph::build(before))).lfts;
-    std::shared_ptr<CdgMemory> memory = kept_graph(before, given);
-    Fabric pulled = before;
-    must(topogen::fail_links(pulled, {.count = 1, .seed = seed}).status());
-    const Repaired r = repair(before, given, pulled);
-    const std::optional<CdgUpdate> u = update_cdg_memory(*memory, r.now, given, r.lfts);
-    REQUIRE(u.has_value());
-    (u->acyclic ? acyclic : cycles) += 1;
+    (pull_and_update(seed).update->acyclic ? acyclic : cycles) += 1;
   }
   CHECK(cycles > 0);
   CHECK(acyclic > 0);
