@@ -585,7 +585,7 @@ class CdgBuilder {
       r.dependencies += summary.dependencies;
       r.vls.push_back(summary);
     }
-    if (options_.keep_graph && r.acyclic() && !options_.destination_vl && !options_.path_vl) keep(r);
+    if (options_.keep_graph && !options_.destination_vl && !options_.path_vl) keep(r);
     return r;
   }
 
@@ -606,7 +606,8 @@ class CdgBuilder {
     } else {
       m->deps.resize(port_base_.back());
     }
-    if (m->order().empty()) r.memory = std::move(m);
+    m->order();  // with a cycle, unordered: the next update looks for it again
+    r.memory = std::move(m);
   }
 
   const Fabric& fabric_;

@@ -62,8 +62,8 @@ struct CdgOptions {
   // The VL of every packet to `dlid`, 0..15: one call per LID. Ignored when
   // path_vl is set.
   std::function<uint8_t(Lid dlid)> destination_vl;
-  // Keep the graph (CdgReport::memory) when it is acyclic and every packet
-  // is on VL 0 (none of the above set), for checking a route repair later.
+  // Keep the graph (CdgReport::memory) when every packet is on VL 0 (none of
+  // the above set), for checking a route repair later.
   bool keep_graph = false;
 };
 
