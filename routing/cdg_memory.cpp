@@ -275,7 +275,7 @@ class Update {
       }
     };
     static const LftRow kNone;
-    std::vector<uint64_t> suspects;  // (channel << 8 | out-port): dependencies that may be gone
+    asked_.assign(m_.target.size(), PortMask{});
     for (uint32_t n = 0; n < now_.node_count(); ++n) {
       if (!now_.node(NodeIndex{n}).is_switch() || (n < given.size() && lfts_.same_row(n, given, n))) continue;
       const LftRow& row = lfts_[n];
@@ -290,7 +290,7 @@ class Update {
         if (lid < was.size() && row[lid] == was[lid]) continue;
         ++u.changed_entries;
         entry(NodeIndex{n}, lid);
-        if (lid < was.size()) suspect(NodeIndex{n}, lid, was[lid], suspects);
+        if (lid < was.size()) suspect(NodeIndex{n}, lid, was[lid]);
       }
     }
     // Every LID sent over a cable that now leads elsewhere, by an entry
@@ -305,16 +305,9 @@ class Update {
     std::sort(switch_lids.begin(), switch_lids.end());
     switch_lids.erase(std::unique(switch_lids.begin(), switch_lids.end()), switch_lids.end());
     for (uint32_t lid : switch_lids) switch_lid(lid, u);
-    std::sort(suspects.begin(), suspects.end());
-    suspects.erase(std::unique(suspects.begin(), suspects.end()), suspects.end());
-    for (size_t i = 0; i < suspects.size();) {
-      // The suspects of one channel together: one pass over its row.
-      const auto c = static_cast<uint32_t>(suspects[i] >> 8);
-      PortMask asked;
-      for (; i < suspects.size() && (suspects[i] >> 8) == c; ++i) {
-        const auto out = static_cast<uint8_t>(suspects[i] & 0xFF);
-        if (m_.deps[c].test(out)) asked.set(out);
-      }
+    for (uint32_t c : suspects_) {
+      // A channel's suspects together: one pass over its row.
+      const PortMask asked = asked_[c] & m_.deps[c];
       if (asked.empty()) continue;
       const PortMask gone = minus(asked, still_made(c, asked));
       u.dropped += gone.count();
@@ -356,25 +349,28 @@ class Update {
   // The channels whose dependencies an entry of `sw` for `lid` that was
   // `old` may have made alone: the old channel out, and the channels into
   // `sw` of the neighbours that send the LID here.
-  void suspect(NodeIndex sw, uint32_t lid, uint8_t old, std::vector<uint64_t>& suspects) {
+  void suspect(NodeIndex sw, uint32_t lid, uint8_t old) {
     const Node& node = now_.node(sw);
     if (old == 0 || old > node.num_ports || m_.target[base_[sw.value] + old] == kNoIndex) return;
     const uint32_t channel = base_[sw.value] + old;
-    const auto key = [](uint32_t c, uint8_t out) { return (uint64_t{c} << 8) | out; };
     // Out of the old channel: on from the switch it leads to, as the given
     // tables sent the LID there (that switch's entry may have changed too:
-    // every port there is a suspect then, a few per changed entry).
-    const NodeIndex next = peer(sw, old);
-    const Node& next_node = now_.node(next);
-    for (uint8_t q = 1; q <= next_node.num_ports; ++q) {
-      if (m_.deps[channel].test(q)) suspects.push_back(key(channel, q));
-    }
+    // every dependency of the channel is a suspect then).
+    ask(channel, m_.deps[channel]);
     for (uint8_t p = 1; p <= node.num_ports; ++p) {
       if (m_.target[base_[sw.value] + p] == kNoIndex) continue;
       const NodeIndex from = peer(sw, p);
       const uint8_t back = node.port(p).remote_port;
-      if (switch_out(from, lid) == back) suspects.push_back(key(base_[from.value] + back, old));
+      if (switch_out(from, lid) != back) continue;
+      PortMask one;
+      one.set(old);
+      ask(base_[from.value] + back, one);
     }
+  }
+  void ask(uint32_t channel, const PortMask& outs) {
+    PortMask& asked = asked_[channel];
+    if (asked.empty() && !outs.empty()) suspects_.push_back(channel);
+    asked = asked | outs;
   }
 
  private:
@@ -397,6 +393,10 @@ class Update {
   uint32_t stamp_ = 0;
   uint32_t carried_lid_ = kNoIndex;      // the LID carried_ is of
   std::vector<NodeIndex> ca_switches_;   // the switches with has_ca_
+  // Dependencies that a changed entry may have made alone: by channel id
+  // the out-ports asked about, and the channels with any.
+  std::vector<PortMask> asked_;
+  std::vector<uint32_t> suspects_;
   std::vector<std::pair<uint32_t, uint32_t>> by_base_;  // port_of: (channel id of port 0, node), sorted
   // Rounds of taking a cycle's dependencies again before building the graph
   // afresh: each is an ordering of the whole memory (about 40 ms at 42k LIDs).

@@ -51,24 +51,17 @@ void log_credit_loop(const SweepRoutes& r, LogSink& log) {
 // (routing/cdg_memory.h) where that stands; else the graph of the repaired
 // tables built afresh, which keeps a new one.
 void check_repaired_dependencies(const Fabric& real, const SharedLfts& given, const SharedLfts& repaired,
-                                 uint64_t changed_entries, const std::optional<routing::RouteCheck>& last,
-                                 routing::RouteCheck& check, LogSink& log) {
-  // Past this many changed entries (a switch lost or back at 42k LIDs
-  // changes 150k-230k), taking each one's dependencies again costs about as
-  // much as the whole graph.
-  constexpr uint64_t kMostChangedEntries = 32768;
+                                 const std::optional<routing::RouteCheck>& last, routing::RouteCheck& check,
+                                 LogSink& log) {
   const char* afresh = "no graph kept from the last full check";
   if (last && last->cdg && last->cdg->memory) {
-    afresh = "over 32768 entries changed";
-    if (changed_entries <= kMostChangedEntries) {
-      const std::optional<routing::CdgUpdate> update =
-          routing::update_cdg_memory(*last->cdg->memory, real, given, repaired);
-      afresh = !update ? "a node the kept graph does not know" : "stale dependencies not settled";
-      if (update && (update->acyclic || !update->cycle.empty())) {
-        check.cdg = routing::memory_report(last->cdg->memory, real, *update);
-        check.cdg_update = *update;
-        return;
-      }
+    const std::optional<routing::CdgUpdate> update =
+        routing::update_cdg_memory(*last->cdg->memory, real, given, repaired);
+    afresh = !update ? "a node the kept graph does not know" : "stale dependencies not settled";
+    if (update && (update->acyclic || !update->cycle.empty())) {
+      check.cdg = routing::memory_report(last->cdg->memory, real, *update);
+      check.cdg_update = *update;
+      return;
     }
   }
   ibsm::log(log, LogLevel::debug, Subsystem::routing, "the repaired tables' dependency graph is built afresh: {}",
@@ -175,7 +168,7 @@ std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last,
   check.deadlock_free_promised = r.route_check->deadlock_free_promised;
   check.pairs = r.route_check->pairs;
   check.repair = std::move(*walks);
-  check_repaired_dependencies(real, given, r.lfts, mended->changed_entries, r.route_check, check, log);
+  check_repaired_dependencies(real, given, r.lfts, r.route_check, check, log);
   record_check(r, std::move(check), log);
   if (r.route_check->has_cycle()) log_credit_loop(r, log);
   return r;
