@@ -10,22 +10,25 @@
 // outlives node indices that shift when a switch goes. Injection channels
 // are left out: nothing depends into them, so they are never on a cycle.
 //
-// After a repair the memory is a superset: dependencies the new tables make
-// are added, and those they no longer make are kept (knowing which other
-// routes still make one would take per-dependency counts: 8 bytes where a
-// bit serves). A superset without a cycle proves the real graph has none. A
-// cycle in it may be stale, so the caller then builds the graph afresh
-// (check_channel_dependencies), which also renews the memory.
+// After a repair the memory holds every dependency of the new tables: those
+// the changed entries make are added, and those they may have made alone
+// (out of each changed entry's old channel, and into it from neighbours
+// sending the LID there) are looked up in the tables and dropped when no
+// route makes them any more. It may still hold a few stale ones (a switch
+// LID whose carriers changed upstream): a superset, never less. A superset
+// without a cycle proves the tables have none.
 //
 // A topological order of the channels (rank) is kept with it: an added
 // dependency from a lower rank to a higher one cannot close a cycle, so only
 // when one goes against the order is the whole memory ordered again (Kahn's
 // algorithm over the kept graph: tens of milliseconds at 42k LIDs, against
 // the walk of every table). A cycle that ordering meets is checked against
-// the tables dependency by dependency: the stale ones are dropped and the
-// memory ordered again, until it is acyclic or the cycle is real (min-hop's
-// repaired tables on a fat tree with a cable pulled have one: paths that
-// turn down and up again).
+// the tables: each of its channels' dependencies are taken again, the stale
+// ones drop out, and the memory is ordered again, until it is acyclic or the
+// cycle is all real (min-hop's repaired tables on a fat tree with a cable
+// pulled have one: paths that turn down and up again). After a few rounds
+// the caller builds the graph afresh (check_channel_dependencies), which
+// renews the memory.
 #pragma once
 
 #include <cstdint>
@@ -67,7 +70,7 @@ struct CdgUpdate {
   uint64_t changed_entries = 0;   // table entries that differ from the given tables
   uint64_t changed_channels = 0;  // channels whose cable now leads elsewhere or nowhere
   uint64_t added = 0;             // dependencies new to the memory
-  uint64_t dropped = 0;           // stale dependencies found on a cycle of the memory and dropped
+  uint64_t dropped = 0;           // dependencies no route makes any more, dropped
   bool reordered = false;         // one went against the order, so the memory was ordered again
   bool acyclic = true;
   // When not acyclic: a cycle of the repaired tables, every dependency of it
@@ -77,17 +80,18 @@ struct CdgUpdate {
   std::vector<CdgChannel> cycle;
 };
 
-// Adds to `memory` the dependencies of `repaired` (the tables after a repair,
-// by `now`'s node indices) that `given` (the tables the repair started from,
-// the same indices) did not make: those through changed entries, and those
-// through channels whose cable changed. nullopt, with `memory` untouched,
-// when a node of `now` is not in the memory (a switch that came back) or has
-// more ports: the caller builds the graph afresh.
 // The report after an update that settled (acyclic, or with a real cycle):
 // the memory's channels and dependencies (a superset of the tables'), on
 // VL 0, the cycle described over `now`; it keeps `memory` for the next.
 CdgReport memory_report(std::shared_ptr<CdgMemory> memory, const Fabric& now, const CdgUpdate& update);
 
+// Brings `memory` from `given` (the tables the repair started from, by
+// `now`'s node indices) to `repaired` (the tables after it, the same
+// indices): adds the dependencies through changed entries and through
+// channels whose cable changed, drops those no route makes any more, and
+// settles the order (CdgUpdate says how). nullopt, with `memory` untouched,
+// when a node of `now` is not in it or has more ports than it knew: the
+// caller builds the graph afresh.
 std::optional<CdgUpdate> update_cdg_memory(CdgMemory& memory, const Fabric& now, const SharedLfts& given,
                                            const SharedLfts& repaired);
 
