@@ -42,23 +42,6 @@ struct VlGraph {
   std::vector<uint32_t> sent;
 };
 
-// A cycle from what Kahn's algorithm left: every node left has a
-// predecessor left (pred), so walking back from `start` must come round to a
-// node seen before; the nodes from there on, in dependency order.
-std::vector<uint32_t> walk_back(const std::vector<uint32_t>& pred, uint32_t start) {
-  std::vector<uint32_t> seen_at(pred.size(), kNoIndex);
-  std::vector<uint32_t> walk;
-  uint32_t at = start;
-  while (seen_at[at] == kNoIndex) {
-    seen_at[at] = static_cast<uint32_t>(walk.size());
-    walk.push_back(at);
-    at = pred[at];
-  }
-  std::vector<uint32_t> cycle(walk.begin() + seen_at[at], walk.end());
-  std::reverse(cycle.begin(), cycle.end());  // predecessors were walked backwards
-  return cycle;
-}
-
 class CdgBuilder {
  public:
   CdgBuilder(const Fabric& fabric, LftSet lfts, const CdgOptions& options)
@@ -349,47 +332,6 @@ class CdgBuilder {
     }
   }
 
-  // Kahn's algorithm on one VL's switch-to-switch channels: what it cannot
-  // peel off lies on a cycle or behind one. Returns a cycle, or nothing.
-  std::vector<uint32_t> find_cycle(const VlGraph& graph) {
-    const uint32_t ports = port_base_.back();
-    std::vector<uint32_t> indegree(ports, 0);
-    for (uint32_t c = 0; c < ports; ++c) {
-      if (next_switch_[c] == kNoIndex) continue;
-      const uint32_t base = port_base_[switches_[next_switch_[c]].value];
-      for_each_port(graph.deps[c], [&](uint8_t p) { ++indegree[base + p]; });
-    }
-    std::vector<uint32_t> queue;
-    uint32_t channels = 0;
-    for (uint32_t c = 0; c < ports; ++c) {
-      if (next_switch_[c] == kNoIndex) continue;
-      ++channels;
-      if (indegree[c] == 0) queue.push_back(c);
-    }
-    for (size_t head = 0; head < queue.size(); ++head) {
-      const uint32_t c = queue[head];
-      const uint32_t base = port_base_[switches_[next_switch_[c]].value];
-      for_each_port(graph.deps[c], [&](uint8_t p) {
-        if (--indegree[base + p] == 0) queue.push_back(base + p);
-      });
-    }
-    if (queue.size() == channels) return {};
-
-    // Every channel left has a predecessor that is left too: walking back
-    // along predecessors must come round to a channel seen before.
-    std::vector<uint32_t> pred(ports, kNoIndex);
-    uint32_t start = kNoIndex;
-    for (uint32_t c = 0; c < ports; ++c) {
-      if (next_switch_[c] == kNoIndex || indegree[c] == 0) continue;
-      start = c;
-      const uint32_t base = port_base_[switches_[next_switch_[c]].value];
-      for_each_port(graph.deps[c], [&](uint8_t p) {
-        if (indegree[base + p] != 0) pred[base + p] = c;
-      });
-    }
-    return walk_back(pred, start);
-  }
-
   // SL2VL mode. A node of the graph is a (channel, VL) pair: port id * 16 + VL.
   static uint64_t edge_key(uint32_t from, uint8_t from_vl, uint32_t to, uint8_t to_vl) {
     return (uint64_t{from * kVls + from_vl} << 32) | (to * kVls + to_vl);
@@ -506,7 +448,7 @@ class CdgBuilder {
   }
 
   // The report of SL2VL mode: Kahn's algorithm over every (channel, VL) at
-  // once, and a cycle walked back along predecessors as in find_cycle.
+  // once, and a cycle walked back along predecessors as in CdgMemory::order.
   Result<CdgReport> report_by_sl() {
     compact_edges();
     const uint32_t nodes = port_base_.back() * kVls;
@@ -566,17 +508,22 @@ class CdgBuilder {
     return PortRef{NodeIndex{node}, static_cast<uint8_t>(id - port_base_[node])};
   }
 
+  // Every VL's graph ordered (CdgMemory::order: Kahn's algorithm, a cycle
+  // walked back from what it cannot peel off); with keep_graph, VL 0's is
+  // kept as it is.
   Result<CdgReport> report() {
     CdgReport r;
     r.channels = channels_;
+    const bool keep = options_.keep_graph && !options_.destination_vl && !options_.path_vl;
     for (unsigned vl = 0; vl < kVls; ++vl) {
-      const VlGraph* graph = vls_[vl].get();
+      VlGraph* graph = vls_[vl].get();
       if (graph == nullptr) continue;
       CdgVlSummary summary{static_cast<uint8_t>(vl), 0, true};
       for (const PortMask& m : graph->deps) summary.dependencies += m.count();
       for (const PortMask& m : graph->injection) summary.dependencies += m.count();
       if (summary.dependencies == 0) continue;
-      const std::vector<uint32_t> cycle = find_cycle(*graph);
+      std::shared_ptr<CdgMemory> channels = channel_graph(std::move(graph->deps));
+      const std::vector<uint32_t> cycle = channels->order();
       summary.acyclic = cycle.empty();
       if (!cycle.empty() && r.cycle.empty()) {
         for (uint32_t c : cycle) r.cycle.push_back({port_of(c), static_cast<uint8_t>(vl)});
@@ -584,30 +531,32 @@ class CdgBuilder {
       }
       r.dependencies += summary.dependencies;
       r.vls.push_back(summary);
+      if (keep && vl == 0) r.memory = std::move(channels);
     }
-    if (options_.keep_graph && !options_.destination_vl && !options_.path_vl) keep(r);
+    if (keep) {
+      if (!r.memory) {  // no dependency at all
+        r.memory = channel_graph(std::vector<PortMask>(port_base_.back()));
+        r.memory->order();
+      }
+      // Keyed by GUID for the repairs to come (routing/cdg_memory.h); with a
+      // cycle it stays unordered, and the next update looks for it again.
+      for (uint32_t n = 0; n < fabric_.node_count(); ++n) {
+        const Node& node = fabric_.node(NodeIndex{n});
+        r.memory->nodes[node.node_guid.value] = {port_base_[n], node.num_ports};
+      }
+    }
     return r;
   }
 
-  // The VL-0 graph into r.memory (routing/cdg_memory.h); it is moved out,
-  // this is the builder's last step.
-  void keep(CdgReport& r) {
+  // Switch-to-switch channels by port id with `deps` (moved in), unordered.
+  std::shared_ptr<CdgMemory> channel_graph(std::vector<PortMask> deps) const {
     auto m = std::make_shared<CdgMemory>();
-    for (uint32_t n = 0; n < fabric_.node_count(); ++n) {
-      const Node& node = fabric_.node(NodeIndex{n});
-      m->nodes[node.node_guid.value] = {port_base_[n], node.num_ports};
-    }
     m->target.assign(port_base_.back(), kNoIndex);
     for (uint32_t c = 0; c < port_base_.back(); ++c) {
       if (next_switch_[c] != kNoIndex) m->target[c] = switch_base_[next_switch_[c]];
     }
-    if (vls_[0]) {
-      m->deps = std::move(vls_[0]->deps);
-    } else {
-      m->deps.resize(port_base_.back());
-    }
-    m->order();  // with a cycle, unordered: the next update looks for it again
-    r.memory = std::move(m);
+    m->deps = std::move(deps);
+    return m;
   }
 
   const Fabric& fabric_;

@@ -39,8 +39,7 @@ std::vector<uint32_t> CdgMemory::order() {
     return {};
   }
   ordered = false;
-  // Every channel left has a predecessor left: walking back along them must
-  // come round to a channel seen before.
+  // Every channel left has a predecessor left.
   std::vector<uint32_t> pred(ids, kNoIndex);
   uint32_t at = kNoIndex;
   for (uint32_t c = 0; c < ids; ++c) {
@@ -50,14 +49,20 @@ std::vector<uint32_t> CdgMemory::order() {
       if (indegree[next] != 0) pred[next] = c;
     });
   }
-  std::vector<uint32_t> seen_at(ids, kNoIndex), walk;
+  return walk_back(pred, at);
+}
+
+std::vector<uint32_t> walk_back(const std::vector<uint32_t>& pred, uint32_t start) {
+  std::vector<uint32_t> seen_at(pred.size(), kNoIndex);
+  std::vector<uint32_t> walk;
+  uint32_t at = start;
   while (seen_at[at] == kNoIndex) {
     seen_at[at] = static_cast<uint32_t>(walk.size());
     walk.push_back(at);
     at = pred[at];
   }
   std::vector<uint32_t> cycle(walk.begin() + seen_at[at], walk.end());
-  std::reverse(cycle.begin(), cycle.end());  // walked backwards
+  std::reverse(cycle.begin(), cycle.end());  // predecessors were walked backwards
   return cycle;
 }
 
@@ -149,28 +154,6 @@ class Update {
     return PortRef{NodeIndex{node}, static_cast<uint8_t>(id - base)};
   }
 
-  // The dependencies the repaired tables make from channel `c`: the
-  // out-ports, at the switch it leads to, of the LIDs sent out of c's port
-  // by a switch that sends packets to them.
-  PortMask made_from(uint32_t c) {
-    PortMask made;
-    const PortRef from = port_of(c);
-    if (!from.node.valid() || m_.target[c] == kNoIndex) return made;
-    const NodeIndex to = peer(from.node, from.port);
-    const LftRow& here = lfts_[from.node.value];
-    for (uint32_t lid = 1; lid < here.size(); ++lid) {
-      if (here[lid] != from.port) continue;
-      const uint8_t next = switch_out(to, lid);
-      if (next == 0 || made.test(next)) continue;
-      if (is_switch_lid(lid)) {
-        mark_carriers(lid);
-        if (!carried(from.node)) continue;
-      }
-      made.set(next);
-    }
-    return made;
-  }
-
   // After the additions: orders the memory; on a cycle, the dependencies of
   // each of its channels are taken again from the tables (the stale ones
   // drop out) and the memory ordered again, until it is acyclic or a cycle
@@ -184,7 +167,7 @@ class Update {
       bool real = true;
       for (size_t i = 0; i < cycle.size(); ++i) {
         const uint32_t c = cycle[i];
-        const PortMask made = made_from(c);
+        const PortMask made = still_made(c, m_.deps[c]);
         u.dropped += minus(m_.deps[c], made).count();
         m_.deps[c] = made;
         real = real && made.test(static_cast<uint8_t>(cycle[(i + 1) % cycle.size()] - m_.target[c]));

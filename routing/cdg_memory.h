@@ -80,6 +80,11 @@ struct CdgUpdate {
   std::vector<CdgChannel> cycle;
 };
 
+// A cycle from what Kahn's algorithm left: every node left has a
+// predecessor left (pred), so walking back from `start` must come round to
+// a node seen before; the nodes from there on, in dependency order.
+std::vector<uint32_t> walk_back(const std::vector<uint32_t>& pred, uint32_t start);
+
 // The report after an update that settled (acyclic, or with a real cycle):
 // the memory's channels and dependencies (a superset of the tables'), on
 // VL 0, the cycle described over `now`; it keeps `memory` for the next.

@@ -20,6 +20,18 @@ namespace {
 using testing::assign_lids;
 using testing::must;
 
+// A 4-ary n-tree with LIDs, and min-hop's tables for it.
+struct Routed {
+  Fabric fabric;
+  SharedLfts lfts;
+};
+Routed minhop_tree(uint32_t n) {
+  Routed r{must(topogen::kary_ntree({.k = 4, .n = n})), {}};
+  assign_lids(r.fabric);
+  r.lfts = testing::route_minhop(must(RoutingGraph::build(r.fabric))).lfts;
+  return r;
+}
+
 std::shared_ptr<CdgMemory> kept_graph(const Fabric& f, const SharedLfts& lfts) {
   CdgReport r = must(check_channel_dependencies(f, lfts, {.keep_graph = true}));
   REQUIRE(r.acyclic());
@@ -76,9 +88,9 @@ struct Pulled {
 };
 Pulled pull_and_update(uint64_t seed) {
   Pulled p;
-  p.before = must(topogen::kary_ntree({.k = 4, .n = 3}));
-  assign_lids(p.before);
-  const SharedLfts given = testing::route_minhop(must(RoutingGraph::build(p.before))).lfts;
+  Routed tree = minhop_tree(3);
+  p.before = std::move(tree.fabric);
+  const SharedLfts given = std::move(tree.lfts);
   p.memory = kept_graph(p.before, given);
   Fabric pulled = p.before;
   must(topogen::fail_links(pulled, {.count = 1, .seed = seed}).status());
@@ -136,9 +148,7 @@ TEST_CASE("some cable pulled out of a 4-ary 3-tree gives min-hop's repaired tabl
 }
 
 TEST_CASE("a cycle made of stale dependencies is dropped, not reported", "[routing][cdg][repair]") {
-  Fabric f = must(topogen::kary_ntree({.k = 4, .n = 3}));
-  assign_lids(f);
-  const SharedLfts lfts = testing::route_minhop(must(RoutingGraph::build(f))).lfts;
+  const auto [f, lfts] = minhop_tree(3);
   std::shared_ptr<CdgMemory> memory = kept_graph(f, lfts);
   const auto exact = deps_by_port(*memory, f);
   // Two switches' cable both ways, each depending on the other: a U-turn
@@ -173,23 +183,17 @@ TEST_CASE("a cycle made of stale dependencies is dropped, not reported", "[routi
 
 TEST_CASE("a node the kept graph does not know leaves it untouched and asks for the graph afresh",
           "[routing][cdg][repair]") {
-  Fabric f = must(topogen::kary_ntree({.k = 4, .n = 2}));
-  assign_lids(f);
-  const SharedLfts lfts = testing::route_minhop(must(RoutingGraph::build(f))).lfts;
+  const auto [f, lfts] = minhop_tree(2);
   std::shared_ptr<CdgMemory> memory = kept_graph(f, lfts);
   const auto was = deps_by_port(*memory, f);
-  Fabric other = must(topogen::kary_ntree({.k = 4, .n = 3}));  // GUIDs this memory never saw
-  assign_lids(other);
-  const SharedLfts other_lfts = testing::route_minhop(must(RoutingGraph::build(other))).lfts;
+  const auto [other, other_lfts] = minhop_tree(3);  // GUIDs this memory never saw
   CHECK_FALSE(update_cdg_memory(*memory, other, other_lfts, other_lfts).has_value());
   CHECK(deps_by_port(*memory, f) == was);
 }
 
 TEST_CASE("no graph is kept where packets travel on several vls; one with a cycle is kept unordered",
           "[routing][cdg]") {
-  Fabric f = must(topogen::kary_ntree({.k = 4, .n = 3}));
-  assign_lids(f);
-  const SharedLfts lfts = testing::route_minhop(must(RoutingGraph::build(f))).lfts;
+  const auto [f, lfts] = minhop_tree(3);
   CdgOptions by_lid{.destination_vl = [](Lid l) { return static_cast<uint8_t>(l.value % 2); }, .keep_graph = true};
   CHECK_FALSE(must(check_channel_dependencies(f, lfts, by_lid)).memory);
   CHECK_FALSE(must(check_channel_dependencies(f, lfts)).memory);  // not asked for
