@@ -11,6 +11,7 @@
 #include "routing/cdg_memory.h"
 #include "routing/engine.h"
 #include "routing/graph.h"
+#include "sm/fabric/lft_slices.h"
 
 namespace ibsm::routing {
 
@@ -58,8 +59,11 @@ class CdgBuilder {
       switch_base_.push_back(port_base_[n]);
       switch_ports_.push_back(fabric.node(NodeIndex{n}).num_ports);
     }
+    slices_ = LftSlices(lfts_, switches_);
     // Where each switch port's cable leads, when it joins two switches.
     next_switch_.assign(port_base_.back(), kNoIndex);
+    next_by_port_.assign(switches_.size() * 256, kNoIndex);
+    to_switch_ports_.resize(switches_.size());
     for (uint32_t s = 0; s < switches_.size(); ++s) {
       const Node& node = fabric.node(switches_[s]);
       for (unsigned p = 1; p <= node.num_ports; ++p) {
@@ -68,6 +72,10 @@ class CdgBuilder {
         const uint32_t peer = switch_of_[node.port(here.port).remote_node.value];
         if (peer == kNoIndex) continue;
         next_switch_[id(here)] = peer;
+        if (p < kNoRoute) {
+          next_by_port_[size_t{s} * 256 + p] = peer;
+          to_switch_ports_[s].set(static_cast<uint8_t>(p));
+        }
         ++channels_;
       }
     }
@@ -139,18 +147,11 @@ class CdgBuilder {
 
   void stage(size_t begin, size_t count) {
     const uint16_t first = lids_[begin];
-    const uint16_t last = lids_[begin + count - 1];
+    if (size_t{lids_[begin + count - 1]} - first + 1 == count) {  // consecutive LIDs: the common case
+      return slices_.copy(first, count, stage_.data(), kStagedLids);
+    }
     for (uint32_t s = 0; s < switches_.size(); ++s) {
-      uint8_t* row = &stage_[s * kStagedLids];
-      const std::vector<uint8_t>* lft = switches_[s].value < lfts_.size() ? &lfts_[switches_[s].value] : nullptr;
-      if (lft != nullptr && last < lft->size() && size_t{last} - first + 1 == count) {
-        std::memcpy(row, lft->data() + first, count);  // consecutive LIDs: the common case
-        continue;
-      }
-      for (size_t k = 0; k < count; ++k) {
-        const uint16_t lid = lids_[begin + k];
-        row[k] = lft != nullptr && lid < lft->size() ? (*lft)[lid] : kNoRoute;
-      }
+      for (size_t k = 0; k < count; ++k) stage_[s * kStagedLids + k] = slices_.at(s, lids_[begin + k]);
     }
   }
 
@@ -177,16 +178,36 @@ class CdgBuilder {
       IBSM_RETURN_IF_ERROR(g.status());
       chunk_graphs_[k] = *g;
     }
-    mark_carriers(begin, count);
-    for (uint32_t s = 0; s < switches_.size(); ++s) {
-      for (size_t k = 0; k < count; ++k) {
-        const uint32_t in = channel_out(s, k);
-        if (in == kNoIndex || !carries(s, k)) continue;
-        VlGraph& graph = *chunk_graphs_[k];
-        ++graph.sent[s * 256 + out(s, k)];
-        const uint32_t t = next_switch_[in];
-        if (channel_out(t, k) != kNoIndex) graph.deps[in].set(out(t, k));
+    const bool switch_lids = mark_carriers(begin, count);
+    const bool one_vl = !options_.destination_vl;
+    // The common case (one graph, no switch LID in the chunk) gets a loop
+    // of its own, with nothing to look up per LID but the two entries.
+    const auto each = [&](auto uniform, auto any_switch_lid) {
+      for (uint32_t s = 0; s < switches_.size(); ++s) {
+        const uint32_t* next = &next_by_port_[size_t{s} * 256];
+        const uint8_t* row = &stage_[s * kStagedLids];
+        const uint32_t base = switch_base_[s];
+        for (size_t k = 0; k < count; ++k) {
+          const uint8_t p = row[k];
+          const uint32_t t = next[p];
+          if (t == kNoIndex) continue;
+          if constexpr (any_switch_lid) {
+            if (!carries(s, k)) continue;
+          }
+          VlGraph& graph = *chunk_graphs_[uniform ? 0 : k];
+          ++graph.sent[s * 256 + p];
+          // Set whatever t's entry is; bits that are no channel (port 0, no
+          // route, a CA's port) are masked off in report().
+          graph.deps[base + p].set(stage_[t * kStagedLids + k]);
+        }
       }
+    };
+    if (one_vl && !switch_lids) {
+      each(std::true_type{}, std::false_type{});
+    } else if (one_vl) {
+      each(std::true_type{}, std::true_type{});
+    } else {
+      each(std::false_type{}, std::true_type{});
     }
     return {};
   }
@@ -204,9 +225,14 @@ class CdgBuilder {
 
   // For the staged LIDs that are switch LIDs: which switches pass packets
   // for them on (those with CAs, and every switch downstream of one).
-  void mark_carriers(size_t begin, size_t count) {
+  // Whether any is.
+  bool mark_carriers(size_t begin, size_t count) {
     const size_t n = switches_.size();
     chunk_switch_lid_.assign(count, 0);
+    carried_count_ = count;
+    if (std::none_of(lids_.begin() + begin, lids_.begin() + begin + count, [&](uint16_t l) { return is_switch_lid(l); })) {
+      return false;
+    }
     carried_.assign(n * count, 0);
     for (size_t k = 0; k < count; ++k) {
       if (!is_switch_lid(lids_[begin + k])) continue;
@@ -222,7 +248,7 @@ class CdgBuilder {
         }
       }
     }
-    carried_count_ = count;
+    return true;
   }
   bool carries(uint32_t s, size_t k) const { return !chunk_switch_lid_[k] || carried_[s * carried_count_ + k]; }
 
@@ -519,6 +545,7 @@ class CdgBuilder {
       VlGraph* graph = vls_[vl].get();
       if (graph == nullptr) continue;
       CdgVlSummary summary{static_cast<uint8_t>(vl), 0, true};
+      mask_to_channels(graph->deps);
       for (const PortMask& m : graph->deps) summary.dependencies += m.count();
       for (const PortMask& m : graph->injection) summary.dependencies += m.count();
       if (summary.dependencies == 0) continue;
@@ -548,6 +575,15 @@ class CdgBuilder {
     return r;
   }
 
+  // Keeps of each channel's dependencies those into channels: out-ports of
+  // the switch it leads to that lead to switches (destinations() sets any).
+  void mask_to_channels(std::vector<PortMask>& deps) const {
+    for (uint32_t c = 0; c < deps.size(); ++c) {
+      if (next_switch_[c] == kNoIndex) continue;
+      deps[c] = deps[c] & to_switch_ports_[next_switch_[c]];
+    }
+  }
+
   // Switch-to-switch channels by port id with `deps` (moved in), unordered.
   std::shared_ptr<CdgMemory> channel_graph(std::vector<PortMask> deps) const {
     auto m = std::make_shared<CdgMemory>();
@@ -562,6 +598,7 @@ class CdgBuilder {
   const Fabric& fabric_;
   LftSet lfts_;
   const CdgOptions& options_;
+  LftSlices slices_;  // the switches' rows, by switch number
   std::vector<uint32_t> port_base_;    // by node: the id of its port 0; ports are numbered densely
   std::vector<uint32_t> switch_of_;    // by node: its switch number, or kNoIndex
   std::vector<NodeIndex> switches_;    // by switch number
@@ -569,6 +606,8 @@ class CdgBuilder {
   std::vector<uint8_t> switch_ports_;  // by switch number: its number of ports
   std::array<VlGraph*, kStagedLids> chunk_graphs_{};  // by LID of the chunk: its VL's graph
   std::vector<uint32_t> next_switch_;  // by port id: the switch its cable leads to, for switch-to-switch cables
+  std::vector<uint32_t> next_by_port_;  // the same [switch * 256 + port], kNoIndex for any port that is none
+  std::vector<PortMask> to_switch_ports_;  // by switch: its ports whose cables lead to switches
   std::vector<Injection> injections_;  // by switch, then port id
   std::vector<uint32_t> injections_at_;  // by switch: offsets into injections_
   std::vector<uint16_t> lids_;         // every destination LID, ascending

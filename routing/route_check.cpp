@@ -11,6 +11,7 @@
 
 #include "routing/engine.h"
 #include "routing/graph.h"
+#include "sm/fabric/lft_slices.h"
 
 namespace ibsm::routing {
 
@@ -35,6 +36,8 @@ constexpr uint32_t kAtSwitch = kNoIndex - 4;  // the switch owns the LID: delive
 // read switch by switch, a chunk of destinations at a time (64 bytes of a
 // switch's table are one cache line), then walked destination by destination.
 constexpr size_t kStagedDestinations = 64;
+// Targets behind one switch checked together on the fast way (at most).
+constexpr size_t kForestWidth = 64;
 
 // Target switches searched together (search_batch), and the hop count
 // that stands for "not reached".
@@ -101,19 +104,27 @@ class PairChecker {
     size_t at = 0, searched = SIZE_MAX;  // target_switches[at] is the current target's; the batch searched
     for (size_t begin = 0; begin < targets.size(); begin += kStagedDestinations) {
       const size_t count = std::min(kStagedDestinations, targets.size() - begin);
-      stage(std::span(targets).subspan(begin, count));
-      for (size_t k = 0; k < count; ++k) {
-        const Target& t = targets[begin + k];
-        if (t.sw != kNoIndex) {
-          while (target_switches[at] != t.sw) ++at;
-          if (at / kBatch != searched) {
-            searched = at / kBatch;
-            search_batch(std::span(target_switches).subspan(searched * kBatch,
-                                                           std::min(kBatch, target_switches.size() - searched * kBatch)));
-          }
-          slot_ = static_cast<uint32_t>(at % kBatch);
+      const std::span<const Target> chunk = std::span(targets).subspan(begin, count);
+      stage(chunk);
+      // The chunk's targets a switch at a time: those behind one switch
+      // share its search, and most often take the shortest-path fast way.
+      for (size_t k = 0, end = 0; k < count; k = end) {
+        const Target& t = chunk[k];
+        end = k + 1;
+        if (t.sw == kNoIndex) {
+          check_target(t, k);
+          continue;
         }
-        check_target(t, k);
+        while (end < count && end - k < kForestWidth && chunk[end].sw == t.sw) ++end;
+        while (target_switches[at] != t.sw) ++at;
+        if (at / kBatch != searched) {
+          searched = at / kBatch;
+          search_batch(std::span(target_switches).subspan(searched * kBatch,
+                                                         std::min(kBatch, target_switches.size() - searched * kBatch)));
+        }
+        slot_ = static_cast<uint32_t>(at % kBatch);
+        if (check_shortest_forest(chunk, k, end)) continue;
+        for (size_t i = k; i < end; ++i) check_target(chunk[i], i);
       }
     }
     return summarize();
@@ -133,6 +144,7 @@ class PairChecker {
       if (!node.is_switch()) continue;
       switch_of_[n] = static_cast<uint32_t>(switches_.size());
       switches_.push_back(NodeIndex{n});
+      switch_base_.push_back(port_base_[n]);
       ports_.push_back(node.num_ports);
       const Port& p0 = node.port(0);
       for (uint32_t i = 0; p0.base_lid.value != 0 && i < (1u << p0.lmc); ++i) {
@@ -141,6 +153,7 @@ class PairChecker {
     }
     std::sort(switch_lids_.begin(), switch_lids_.end());
     routes_.assign(port_base_.back(), 0);
+    slices_ = LftSlices(lfts_, switches_);
   }
 
   void index_endpoints() {
@@ -217,17 +230,9 @@ class PairChecker {
     const uint16_t first = chunk.front().lid;
     bool consecutive = true;
     for (size_t k = 0; k < chunk.size(); ++k) consecutive = consecutive && chunk[k].lid == first + k;
+    if (consecutive) return slices_.copy(first, chunk.size(), stage_.data(), kStagedDestinations);
     for (uint32_t s = 0; s < switches_.size(); ++s) {
-      uint8_t* row = &stage_[s * kStagedDestinations];
-      const NodeIndex node = switches_[s];
-      const std::vector<uint8_t>* lft = node.value < lfts_.size() ? &lfts_[node.value] : nullptr;
-      if (consecutive && lft != nullptr && first + chunk.size() <= lft->size()) {
-        std::memcpy(row, lft->data() + first, chunk.size());
-        continue;
-      }
-      for (size_t k = 0; k < chunk.size(); ++k) {
-        row[k] = lft != nullptr && chunk[k].lid < lft->size() ? (*lft)[chunk[k].lid] : kNoRoute;
-      }
+      for (size_t k = 0; k < chunk.size(); ++k) stage_[s * kStagedDestinations + k] = slices_.at(s, chunk[k].lid);
     }
   }
 
@@ -413,7 +418,20 @@ class PairChecker {
       failed(n, end_[s] == kLoop,
              std::span(sources_at_).subspan(source_begin_[s], source_begin_[s + 1] - source_begin_[s]), target.lid);
     }
-    // Sources cabled to no switch: straight to the target, or nowhere.
+    check_unswitched_sources(target, dead);
+
+    carry_load();
+    for (uint32_t e : excluded_) {
+      const Endpoint& ep = endpoints_[e];
+      if (ep.source && ep.sw != kNoIndex) ++source_count_[ep.sw];
+    }
+    for (uint32_t s : touched_) end_[s] = kUnknown;
+    touched_.clear();
+  }
+
+  // Sources cabled to no switch (excluded_ set for the target): straight to
+  // the target, or nowhere; `dead` of them have no usable cable.
+  void check_unswitched_sources(const Target& target, size_t dead) {
     for (uint32_t e : paired_sources_) {
       if (excluded(e)) continue;
       if (endpoints_[e].peer == target.endpoint) {
@@ -423,14 +441,124 @@ class PairChecker {
       }
     }
     if (dead > 0) failed(dead, false, dead_sources_, target.lid);
+  }
 
-    carry_load();
-    for (uint32_t e : excluded_) {
-      const Endpoint& ep = endpoints_[e];
-      if (ep.source && ep.sw != kNoIndex) ++source_count_[ep.sw];
+  // The fast way for the chunk's targets [k0, k1), all behind one switch T:
+  // when every switch a hop count from T away forwards each of their LIDs to
+  // a switch one hop nearer, and T to the target itself, the routes toward
+  // each LID form a shortest-path forest. Then every source is delivered by
+  // a shortest route (no walk needed: its hops are its switch's distance
+  // plus the two end cables), and the loads gather along the forest from
+  // the farthest switches in, the staged entries of all the targets read
+  // together switch by switch. Anything else (a LID given twice, a switch
+  // LID, a source whose switch cannot reach T, one entry off a shortest
+  // path) leaves every target of the group to check_target, with nothing
+  // counted: the same sums either way, only slower.
+  bool check_shortest_forest(std::span<const Target> chunk, size_t k0, size_t k1) {
+    for (size_t k = k0; k < k1; ++k) {
+      if (!sole_owner(chunk[k])) return false;
     }
-    for (uint32_t s : touched_) end_[s] = kUnknown;
-    touched_.clear();
+    const uint32_t T = chunk[k0].sw;
+    forest_of(T);
+    if (forest_far_sources_) return false;
+    // Raw pointers: the compiler cannot tell the stores below from the vectors' own.
+    const uint32_t* hop = hop_.data();
+    const uint8_t* dist = forest_dist_.data();
+    uint64_t* routes = routes_.data();
+    uint32_t* carried = forest_carried_.data();
+    const size_t farthest = forest_order_.size() - 1;  // T, the only switch 0 hops from T
+    for (size_t i = 0; i < farthest; ++i) {
+      const uint32_t s = forest_order_[i];
+      const uint32_t d = dist[s];
+      const uint8_t* row = &stage_[s * kStagedDestinations];
+      const uint32_t base = switch_base_[s];
+      const uint8_t ports = ports_[s];
+      for (size_t k = k0; k < k1; ++k) {
+        const uint8_t out = row[k];
+        if (out == 0 || out == kNoRoute || out > ports) return false;
+        const uint32_t h = hop[base + out];
+        if (h >= kEndpointBit || dist[h] != d - 1) return false;
+      }
+    }
+    assert(forest_order_[farthest] == T);
+    for (size_t k = k0; k < k1; ++k) {
+      const uint8_t out = stage_[T * kStagedDestinations + k];
+      if (out == 0 || out == kNoRoute || out > ports_[T]) return false;
+      if (hop[switch_base_[T] + out] != (kEndpointBit | chunk[k].endpoint)) return false;
+    }
+    // Every pair delivered: the loads, farthest switches first.
+    for (size_t i = 0; i < farthest; ++i) {
+      const uint32_t s = forest_order_[i];
+      const uint8_t* row = &stage_[s * kStagedDestinations];
+      uint32_t* here = &carried[s * kForestWidth];
+      const uint32_t base = switch_base_[s];
+      const uint32_t own = source_count_[s];
+      for (size_t k = k0; k < k1; ++k) {
+        const uint32_t c = own + std::exchange(here[k - k0], 0);
+        if (c == 0) continue;
+        const uint32_t port = base + row[k];
+        routes[port] += c;
+        carried[hop[port] * kForestWidth + k - k0] += c;
+      }
+    }
+    for (size_t k = k0; k < k1; ++k) {  // into the targets
+      const uint32_t target_source = endpoints_[chunk[k].endpoint].source ? 1 : 0;  // no pair with itself
+      const uint32_t c = source_count_[T] - target_source + std::exchange(carried[T * kForestWidth + k - k0], 0);
+      if (c > 0) routes[switch_base_[T] + stage_[T * kStagedDestinations + k]] += c;
+    }
+    for (size_t k = k0; k < k1; ++k) {
+      const Target& target = chunk[k];
+      for (uint32_t d = 0; d < forest_sources_.size(); ++d) {
+        const uint64_t n = forest_sources_[d] - (d == 0 && endpoints_[target.endpoint].source ? 1 : 0);
+        if (n > 0) delivered(n, d + 2, d + 2);
+      }
+      excluded_.assign(1, target.endpoint);
+      check_unswitched_sources(target, dead_sources_.size());
+    }
+    return true;
+  }
+
+  // Whether the target's endpoint is the only port owning its LID, and no
+  // switch owns it.
+  bool sole_owner(const Target& t) const {
+    const auto by_lid = [](const auto& a, const auto& b) { return a.first < b.first; };
+    const auto owners = std::equal_range(lid_owners_.begin(), lid_owners_.end(), std::pair{uint32_t{t.lid}, 0u}, by_lid);
+    if (owners.second - owners.first != 1) return false;
+    return !std::binary_search(switch_lids_.begin(), switch_lids_.end(), std::pair{uint32_t{t.lid}, 0u}, by_lid);
+  }
+
+  // The switches that reach switch T, by hop count from it (slot_ of the
+  // searched batch), farthest first; the sources at each hop count; whether
+  // a switch with sources cannot reach T at all.
+  void forest_of(uint32_t T) {
+    if (forest_root_ == T) return;
+    forest_root_ = T;
+    const uint32_t n = static_cast<uint32_t>(switches_.size());
+    forest_dist_.resize(n);
+    forest_carried_.resize(size_t{n} * kForestWidth, 0);
+    forest_sources_.clear();
+    forest_far_sources_ = false;
+    std::vector<uint32_t>& at_dist = forest_count_;  // switches per hop count, then where each starts
+    at_dist.assign(kFar + 1, 0);
+    for (uint32_t s = 0; s < n; ++s) {
+      const uint8_t d = hops_to_[size_t{s} * kBatch + slot_];
+      forest_dist_[s] = d;
+      ++at_dist[d];
+      if (source_count_[s] == 0) continue;
+      if (d == kFar) {
+        forest_far_sources_ = true;
+        continue;
+      }
+      if (forest_sources_.size() <= d) forest_sources_.resize(d + 1u, 0);
+      forest_sources_[d] += source_count_[s];
+    }
+    // Farthest first: counting sort by hop count, descending.
+    uint32_t start = 0;
+    for (int d = kFar - 1; d >= 0; --d) start += std::exchange(at_dist[d], start);
+    forest_order_.resize(start);
+    for (uint32_t s = 0; s < n; ++s) {
+      if (forest_dist_[s] != kFar) forest_order_[at_dist[forest_dist_[s]]++] = s;
+    }
   }
 
   // Routes per switch port for this target: the sources delivered from each
@@ -497,10 +625,12 @@ class PairChecker {
   LftSet lfts_;
   const CheckOptions& options_;
   RouteTracer tracer_;  // describes the failed pairs
+  LftSlices slices_;    // the switches' rows, by switch number
 
   std::vector<uint32_t> port_base_;  // by node: the id of its port 0; ports are numbered densely
   std::vector<uint32_t> switch_of_;  // by node: its switch number, or kNoIndex
   std::vector<NodeIndex> switches_;  // by switch number
+  std::vector<uint32_t> switch_base_;  // by switch number: the id of its port 0
   std::vector<uint8_t> ports_;       // by switch number: its number of ports
   std::vector<uint32_t> hop_;        // by port id of a switch port: where its cable leads
   std::vector<uint32_t> switch_links_;  // port ids of usable switch-to-switch ports
@@ -530,6 +660,14 @@ class PairChecker {
   std::vector<uint32_t> out_id_;    // by switch: the port id it forwards the LID out of
   std::vector<std::vector<uint32_t>> by_dist_;  // switches with carried_ set, by dist_
   uint32_t far_ = 0;                // the highest dist_ in by_dist_
+  // check_shortest_forest, for the target switch forest_root_:
+  uint32_t forest_root_ = kNoIndex;
+  std::vector<uint8_t> forest_dist_;      // by switch: hops to the root (kFar: none)
+  std::vector<uint32_t> forest_order_;    // the switches reaching the root, farthest first
+  std::vector<uint32_t> forest_count_;    // scratch: switches per hop count
+  std::vector<uint64_t> forest_sources_;  // by hop count: the sources there
+  bool forest_far_sources_ = false;       // sources at a switch that cannot reach the root
+  std::vector<uint32_t> forest_carried_;  // [switch * kForestWidth + k - k0]: sources gathered so far
 
   std::vector<uint64_t> routes_;  // by port id: delivered routes leaving there
   CheckSummary summary_;

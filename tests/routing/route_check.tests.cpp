@@ -191,6 +191,34 @@ TEST_CASE("the route checker finds what tracing every pair finds", "[routing][ch
     REQUIRE(s.longer_than_shortest > 0);
     check_matches_traces(f, t.lfts, {.max_problems = 1000});
   }
+  // Min-hop's tables take the checker's shortest-forest way (every entry a
+  // hop nearer); a few entries off it send their targets' switch back to
+  // the walk, the others stay on it.
+  SECTION("a few scrambled entries among shortest routes") {
+    Fabric f = must(topogen::kary_ntree({.k = 4, .n = 3}));
+    testing::assign_lids(f, 1);
+    UnicastTables t = minhop_tables(f);
+    scramble(f, t, 97, 11);
+    const CheckSummary s = traced_summary(f, t.lfts);
+    REQUIRE(s.delivered > 0);
+    REQUIRE(s.delivered < s.pairs);
+    check_matches_traces(f, t.lfts, {.max_problems = 1000});
+  }
+  SECTION("a detour that still delivers") {
+    Fabric f = must(topogen::mesh({.dims = {6}, .torus = true, .hosts_per_switch = 2}));
+    testing::assign_lids(f);
+    UnicastTables t = minhop_tables(f);
+    // Every switch sends the LID of a host on sw-1 the way round the ring
+    // that goes down in number: sw-0 crosses five cables to it, not one.
+    const auto sw = [&](uint32_t i) { return *f.find_by_name("sw-" + std::to_string(i % 6)); };
+    const Port& host = f.node(sw(1)).port(1);
+    const Lid lid = f.node(host.remote_node).port(host.remote_port).base_lid;
+    for (uint32_t i : {0, 5, 4, 3, 2}) t.lfts[sw(i).value][lid.value] = port_to(f, sw(i), sw(i + 5));
+    const CheckSummary s = traced_summary(f, t.lfts);
+    REQUIRE(s.all_delivered());
+    REQUIRE(s.longer_than_shortest > 0);
+    check_matches_traces(f, t.lfts);
+  }
   SECTION("tables older than the cables: down ports, a dead host") {
     Fabric f = must(topogen::random_regular({.switches = 12, .degree = 3, .hosts_per_switch = 2, .seed = 4}));
     testing::assign_lids(f);
