@@ -48,6 +48,11 @@ Status validate_tables(const RoutingGraph& graph, const UnicastTables& tables) {
       return internal_error(fmt::format("lft of switch {} has {} entries, linear fdb top {} needs {}",
                                         node.node_guid, lft.size(), tables.linear_fdb_top, entries));
     }
+    // The highest port named first, in a loop the compiler vectorizes (148M
+    // entries at 42k LIDs); the first entry beyond the switch only if any is.
+    uint8_t highest = 0;
+    for (const uint8_t port : lft) highest = std::max<uint8_t>(highest, port == kNoRoute ? 0 : port);
+    if (highest <= node.num_ports) continue;
     for (size_t lid = 0; lid < lft.size(); ++lid) {
       if (lft[lid] != kNoRoute && lft[lid] > node.num_ports) {
         return internal_error(fmt::format("lft of switch {} sends lid {} to port {} of {}", node.node_guid, lid,

@@ -1,5 +1,6 @@
 #include "tools/os/sm_cache.h"
 
+#include <array>
 #include <cerrno>
 #include <cinttypes>
 #include <cstring>
@@ -42,13 +43,24 @@ Status write_atomically(const std::filesystem::path& path, const std::string& te
 
 // Two lower-case hex digits per byte, appended: table entries in the tables
 // file and in the journal's block records.
+// Both digits of a byte come from one table (296 MB of them at 42k LIDs,
+// where a digit at a time took a quarter of a second).
 void append_hex_bytes(std::string& out, std::span<const uint8_t> bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
+  static constexpr auto kPairs = [] {
+    constexpr char kHex[] = "0123456789abcdef";
+    std::array<char, 512> pairs{};
+    for (size_t b = 0; b < 256; ++b) {
+      pairs[2 * b] = kHex[b >> 4];
+      pairs[2 * b + 1] = kHex[b & 0xF];
+    }
+    return pairs;
+  }();
   const size_t head = out.size();
   out.resize(head + 2 * bytes.size());
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    out[head + 2 * i] = kHex[bytes[i] >> 4];
-    out[head + 2 * i + 1] = kHex[bytes[i] & 0xF];
+  char* to = out.data() + head;
+  for (const uint8_t b : bytes) {
+    std::memcpy(to, &kPairs[2 * size_t{b}], 2);
+    to += 2;
   }
 }
 
