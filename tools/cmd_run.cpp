@@ -34,6 +34,7 @@
 #include "tools/os/sa_cache.h"
 #include "tools/os/qos_policy_file.h"
 #include "tools/os/sm_cache.h"
+#include "tools/os/aside_thread.h"
 #include "tools/os/sm_cache_writer.h"
 #include "tools/os/steady_clock.h"
 #include "tools/os/systemd_notify.h"
@@ -485,6 +486,7 @@ int cmd_run(int argc, char** argv) {
     SubnetManager& m = **sm;
     m.set_partitions(*partitions);
   m.set_qos_policy(*qos_policy);
+    m.set_aside_runner(thread_aside_runner());
     int64_t sweeps_left = once ? (sweeps ? *sweeps : 1) : 0;
     m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) {
       after_sweep(r, elapsed, m, config, once, log);
@@ -530,6 +532,7 @@ int cmd_run(int argc, char** argv) {
   m.set_partitions(*partitions);
   restore_sa(m, config, clock, log);
   m.set_qos_policy(*qos_policy);
+  m.set_aside_runner(thread_aside_runner());
   // The daemon saves its cache on a thread (tools/os/sm_cache_writer.h).
   std::optional<SmCacheWriter> cache_writer;
   if (!once) cache_writer.emplace();

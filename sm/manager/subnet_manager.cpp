@@ -674,11 +674,18 @@ void SubnetManager::publish_to_sa(const SweepReport& report, Micros now) {
   (void)sa_.take_multicast_changes();
 }
 
+void SubnetManager::set_aside_runner(AsideRunner aside) {
+  aside_ = std::move(aside);
+  // The chain was checked when the manager was made: it builds again.
+  auto route = make_route_function(config_.routing_engine, log_, engines_, aside_);
+  if (route.ok()) route_ = std::move(*route);
+}
+
 void SubnetManager::reconfigure(const SmConfig& config) {
   bool route_ok = true;
   if (config.routing_engine != config_.routing_engine || config.max_op_vls != config_.max_op_vls) {
     engines_.max_vls = routing::data_vls_of_code(config.max_op_vls);
-    auto route = make_route_function(config.routing_engine, log_, engines_);
+    auto route = make_route_function(config.routing_engine, log_, engines_, aside_);
     route_ok = route.ok();
     if (!route.ok()) {
       log(log_, LogLevel::error, Subsystem::routing, "keeping routing {}: {}", config_.routing_engine,

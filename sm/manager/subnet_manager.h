@@ -48,6 +48,7 @@
 #include "sm/multicast/multicast_service.h"
 #include "sm/perfmgr/perf_manager.h"
 #include "sm/state/sm_agent.h"
+#include "sm/sweep/aside_runner.h"
 #include "sm/sweep/heavy_sweep.h"
 #include "sm/sweep/light_sweep.h"
 #include "sm/sweep/sweep_state.h"
@@ -156,6 +157,10 @@ class SubnetManager {
   // The QoS policy file as read (null: none), applied with qos TRUE from the
   // next heavy sweep on; as the partitions, read by the edge.
   void set_qos_policy(std::shared_ptr<const QosPolicy> policy) { qos_policy_ = std::move(policy); }
+  // Where a fresh routing's check runs (sm/sweep/aside_runner.h): beside
+  // the programming that follows, on the runner's thread. Without one (the
+  // default) it runs in place, before anything is programmed.
+  void set_aside_runner(AsideRunner aside);
 
   uint8_t state() const { return state_; }
   bool is_master() const { return state_ == wire::sm_state::master; }
@@ -284,6 +289,7 @@ class SubnetManager {
   std::shared_ptr<const QosPolicy> qos_policy_;
   LogSink& log_;
   RouteFunction route_;
+  AsideRunner aside_;  // given to every route function made
   MadDispatcher dispatcher_;
   SmAgent agent_;
   sa::SaAgent sa_;

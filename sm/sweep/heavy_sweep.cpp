@@ -44,6 +44,13 @@ class HeavySweep {
     // phase's handlers only fill in what the phase has already set up.
     smp_.set_queue_limit(kQueuedSmps);
   }
+  // A route check still running reads configured_ (or with_missing_): it
+  // ends before they go.
+  ~HeavySweep() {
+    if (report_.routes.pending_check) report_.routes.pending_check->wait();
+  }
+  HeavySweep(const HeavySweep&) = delete;
+  HeavySweep& operator=(const HeavySweep&) = delete;
 
   // `found`: the fabric as an incremental pass rebuilt it (its MADs in
   // `found_phase`); without it the whole fabric is discovered.
@@ -74,6 +81,9 @@ class HeavySweep {
     phase("program partitions", [&] { program_partitions(); });
     phase("program ports", [&] { program_ports(); });
     phase("program vls", [&] { program_vls(); });
+    // The route check, if it ran beside the programming: arming writes the
+    // port states of the fabric it reads.
+    settle_route_check(report_.routes);
     phase("arm ports", [&] { change_states(PortState::init, PortState::armed); });
     phase("activate ports", [&] { change_states(PortState::armed, PortState::active); });
 
@@ -178,10 +188,9 @@ class HeavySweep {
 
   Status route() {
     size_t grafted = 0;
-    Fabric with_missing;
     if (config_.last_seen && count_problems(report_.problems, SweepProblemKind::missing) != 0)
-      with_missing = with_missing_nodes(configured_, config_.last_seen->fabric, report_.problems, &grafted);
-    auto routes = config_.route(grafted ? with_missing : configured_);
+      with_missing_ = with_missing_nodes(configured_, config_.last_seen->fabric, report_.problems, &grafted);
+    auto routes = config_.route(grafted ? with_missing_ : configured_);
     if (!routes.ok()) return routes.status();
     report_.routes = std::move(*routes);
     if (grafted) {
@@ -751,6 +760,7 @@ class HeavySweep {
   // fields as the Set asked).
   std::vector<std::vector<wire::PortInfo>> held_info_;
   Fabric configured_;  // the found fabric with its new LIDs and port states
+  Fabric with_missing_;  // configured_ with the missing nodes grafted in, when any are: what was routed
   std::optional<VlSettings> vl_settings_;
   std::vector<wire::SwitchInfo> written_switch_info_;  // by NodeIndex, as programmed
   // By NodeIndex: the switch holds the table this sweep routed (every

@@ -58,7 +58,18 @@ struct SweepRoutes {
   // vl_arbitration() hooks); nullopt: it has none (the QoS setup's apply).
   std::optional<std::vector<routing::Sl2VlTable>> sl2vl;
   std::optional<std::vector<routing::VlArbTable>> vl_arbitration;
+  // The route check still running beside the sweep (make_route_function
+  // with an AsideRunner): check, check_ok, port_routes and route_check are
+  // filled in by settle_route_check. Until then the fabric the route
+  // function was given must stay as it is.
+  struct PendingCheck {
+    std::function<void()> wait;                  // until the check has run
+    std::function<void(SweepRoutes&)> record;    // its verdict into the routes and the log
+  };
+  std::shared_ptr<PendingCheck> pending_check;
 };
+// Waits for a pending route check and records it; nothing when none is.
+void settle_route_check(SweepRoutes& routes);
 using RouteFunction = std::function<Result<SweepRoutes>(const Fabric& snapshot)>;
 
 struct SweepConfig {

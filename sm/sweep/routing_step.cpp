@@ -180,14 +180,15 @@ std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last,
 }
 
 Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink& log,
-                                          const routing::EngineSettings& settings) {
+                                          const routing::EngineSettings& settings, AsideRunner aside) {
   routing::EngineRegistry registry;
   IBSM_RETURN_IF_ERROR(routing::register_builtin_engines(registry, settings));
   auto chain = routing::parse_engine_chain(chain_text, registry);
   if (!chain.ok()) return chain.status();
   LogSink* sink = &log;
   auto credit_loops = std::make_shared<uint64_t>(0);
-  return RouteFunction([chain_text, sink, settings, credit_loops](const Fabric& snapshot) -> Result<SweepRoutes> {
+  return RouteFunction([chain_text, sink, settings, credit_loops,
+                        aside = std::move(aside)](const Fabric& snapshot) -> Result<SweepRoutes> {
     auto outcome = routing::route_snapshot(snapshot, chain_text, *sink, settings);
     if (!outcome.ok()) return outcome.status();
     SweepRoutes r;
@@ -200,25 +201,56 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
       r.sl2vl = r.engine_used->sl2vl(input);
       r.vl_arbitration = r.engine_used->vl_arbitration(input);
     }
-    // Judge the tables before they are programmed, with the words `ibsm
-    // check` prints, on the VLs the engine's SLs put the packets on. A
-    // failed check is logged, not fatal: the tables are the best the chain
-    // could do, and routing part of a fabric beats none.
-    const routing::RoutingInput input{.graph = *outcome->graph, .max_vls = settings.max_vls};
-    routing::CdgOptions vls = routing::engine_vls(*r.engine_used, input, r.sl2vl);
-    vls.keep_graph = true;  // for the repairs to come (routing/cdg_memory.h)
-    routing::RouteCheck check =
-        routing::check_routes(snapshot, r.lfts, {.pairs = {.max_problems = 3}, .engine = r.engine, .vls = vls});
-    r.port_routes = std::move(check.pairs.port_routes);
-    record_check(r, std::move(check), *sink);
+    // Judge the tables before they are programmed (or while they are, with
+    // `aside`), with the words `ibsm check` prints, on the VLs the engine's
+    // SLs put the packets on. A failed check is logged, not fatal: the
+    // tables are the best the chain could do, and routing part of a fabric
+    // beats none. The check owns what it reads but the snapshot: the tables
+    // (rows shared, never written), the engine and its graph.
+    struct Check {
+      routing::RouteCheck result;
+      std::shared_ptr<const routing::RoutingEngine> engine;
+      std::shared_ptr<const routing::RoutingGraph> graph;
+      std::optional<std::vector<routing::Sl2VlTable>> sl2vl;
+      SharedLfts lfts;
+    };
+    auto check = std::make_shared<Check>(Check{{}, r.engine_used, outcome->graph, r.sl2vl, r.lfts});
+    const uint8_t max_vls = settings.max_vls;
+    std::string engine = r.engine;
+    auto job = [check, &snapshot, max_vls, engine] {
+      const routing::RoutingInput input{.graph = *check->graph, .max_vls = max_vls};
+      routing::CdgOptions vls = routing::engine_vls(*check->engine, input, check->sl2vl);
+      vls.keep_graph = true;  // for the repairs to come (routing/cdg_memory.h)
+      check->result =
+          routing::check_routes(snapshot, check->lfts, {.pairs = {.max_problems = 3}, .engine = engine, .vls = vls});
+    };
     // A credit loop is logged (log_credit_loop) and counted for the metrics.
-    if (r.route_check->has_cycle()) {
-      ++*credit_loops;
-      log_credit_loop(r, *sink);
+    auto record = [check, sink, credit_loops](SweepRoutes& routes) {
+      routes.port_routes = std::move(check->result.pairs.port_routes);
+      record_check(routes, std::move(check->result), *sink);
+      if (routes.route_check->has_cycle()) {
+        ++*credit_loops;
+        log_credit_loop(routes, *sink);
+      }
+      routes.credit_loops = *credit_loops;
+    };
+    if (!aside) {
+      job();
+      record(r);
+      return r;
     }
-    r.credit_loops = *credit_loops;
+    r.pending_check = std::make_shared<SweepRoutes::PendingCheck>(
+        SweepRoutes::PendingCheck{aside(std::move(job)), std::move(record)});
     return r;
   });
+}
+
+void settle_route_check(SweepRoutes& routes) {
+  if (!routes.pending_check) return;
+  const std::shared_ptr<SweepRoutes::PendingCheck> pending = std::move(routes.pending_check);
+  routes.pending_check.reset();
+  pending->wait();
+  pending->record(routes);
 }
 
 }  // namespace ibsm

@@ -10,6 +10,7 @@
 
 #include "mad/base/log.h"
 #include "routing/registry.h"
+#include "sm/sweep/aside_runner.h"
 #include "sm/sweep/heavy_sweep.h"
 
 namespace ibsm {
@@ -24,8 +25,13 @@ namespace ibsm {
 // The channel dependencies are checked on the VLs of the engine's SLs
 // (routing::engine_vls). Tables with a cycle are still programmed, but never
 // in silence: an error line, and SweepRoutes::credit_loops counts them.
+//
+// With an `aside` runner the check of a fresh routing is handed to it and
+// left pending in the routes (SweepRoutes::pending_check): the heavy sweep
+// programs the switches meanwhile and settles it before it changes the
+// fabric it routed (the port states, from arming on).
 Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink& log,
-                                          const routing::EngineSettings& settings = {});
+                                          const routing::EngineSettings& settings = {}, AsideRunner aside = {});
 
 // The routes of `now` mended by the engine that made `last` from `last`
 // (RoutingEngine::repair), whose tables are already by `now`'s node

@@ -3,7 +3,10 @@
 // CA-to-CA pair; a second sweep of the unchanged fabric sets nothing.
 #include "sm/sweep/heavy_sweep.h"
 
+#include <functional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -77,6 +80,62 @@ TEST_CASE("one heavy sweep brings generated fabrics up", "[sweep][heavy]") {
       CHECK(r.ports_activated == r.ports_armed);
     }
   }
+}
+
+// Every line logged, in order, whatever the subsystem.
+class LinesSink final : public LogSink {
+ public:
+  bool enabled(LogLevel, Subsystem) const override { return true; }
+  void write(LogLevel, Subsystem, std::string_view message) override { lines.emplace_back(message); }
+  // The first line that starts with `head`, by number (lines.size(): none).
+  size_t first(std::string_view head) const {
+    for (size_t i = 0; i < lines.size(); ++i)
+      if (lines[i].rfind(head, 0) == 0) return i;
+    return lines.size();
+  }
+  std::vector<std::string> lines;
+};
+
+TEST_CASE("a route check handed aside runs while the switches are programmed, settled before arming",
+          "[sweep][heavy][routing]") {
+  SweepHarness in_place(must(topogen::kary_ntree({.k = 4, .n = 3})));
+  const SweepReport want = in_place.heavy();
+
+  SweepHarness h(must(topogen::kary_ntree({.k = 4, .n = 3})));
+  LinesSink log;
+  // The job starts when the routing ends and is only run when waited for,
+  // as if its thread were slow: what the sweep reads of it before then is
+  // nothing.
+  std::function<void()> held_job;
+  size_t lines_when_started = 0, lines_when_run = 0;
+  AsideRunner runner = [&](std::function<void()> job) -> std::function<void()> {
+    held_job = std::move(job);
+    lines_when_started = log.lines.size();
+    return [&] {
+      lines_when_run = log.lines.size();
+      held_job();
+    };
+  };
+  auto route = make_route_function("minhop", log, {}, runner);
+  REQUIRE(route.ok());
+  h.config().route = std::move(*route);
+  auto r = heavy_sweep(h.dispatcher(), h.sim().clock(), h.state(), h.config(), log);
+  REQUIRE(r.ok());
+  require_brought_up(h, *r);
+  CHECK_FALSE(r->routes.pending_check);
+  CHECK(r->routes.check == want.routes.check);
+  CHECK(r->routes.check_ok);
+  REQUIRE(r->routes.route_check);
+  CHECK(r->routes.route_check->pairs.delivered == want.routes.route_check->pairs.delivered);
+  CHECK(r->routes.port_routes.size() == want.routes.port_routes.size());
+  // Started before the switches were programmed, run after the ports were,
+  // recorded before any port was armed.
+  CHECK(lines_when_started <= log.first("phase route"));
+  CHECK(lines_when_run > log.first("phase program ports"));
+  const size_t checked = log.first("routing check (minhop)");
+  CHECK(checked > log.first("phase program vls"));
+  CHECK(checked < log.first("phase arm ports"));
+  CHECK(log.first("phase arm ports") < log.lines.size());
 }
 
 TEST_CASE("a cold sweep arms each port with the Set that programs it", "[sweep][heavy]") {

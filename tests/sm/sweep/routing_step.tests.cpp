@@ -2,6 +2,7 @@
 // verdict logged in one line, as `ibsm check` words it.
 #include "sm/sweep/routing_step.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -129,6 +130,59 @@ TEST_CASE("a routing with a credit loop is installed with an error, never in sil
     CHECK(log.with("credit loop").empty());
     CHECK(r.credit_loops == 0);
     REQUIRE(r.path_sl);
+  }
+}
+
+// An AsideRunner that runs nothing until it is waited for: what a thread
+// that had not started yet would look like.
+struct HeldRunner {
+  std::vector<std::function<void()>> jobs;  // in the order started
+  int ran = 0;
+  AsideRunner runner() {
+    return [this](std::function<void()> job) -> std::function<void()> {
+      jobs.push_back(std::move(job));
+      const size_t mine = jobs.size() - 1;
+      return [this, mine] {
+        jobs[mine]();
+        ++ran;
+      };
+    };
+  }
+};
+
+TEST_CASE("with an aside runner the check is left pending, then recorded as in place", "[sweep][routing][check]") {
+  // dfsssp on a ring: the check reads the engine's SLs, its graph and SL2VL
+  // tables, which the pending job must own.
+  const Fabric f = with_lids(topogen::mesh({.dims = {5}, .torus = true, .hosts_per_switch = 1}));
+  for (const char* engine : {"minhop", "dfsssp"}) {
+    INFO(engine);
+    MemorySink in_place_log, aside_log;
+    const SweepRoutes in_place = route(engine, f, in_place_log);
+    HeldRunner held;
+    auto function = make_route_function(engine, aside_log, {}, held.runner());
+    REQUIRE(function.ok());
+    Result<SweepRoutes> routes = (*function)(f);
+    REQUIRE(routes.ok());
+    REQUIRE(routes->pending_check);
+    CHECK(held.jobs.size() == 1);
+    CHECK(held.ran == 0);
+    CHECK(routes->check.empty());
+    CHECK_FALSE(routes->route_check);
+    CHECK(aside_log.with("routing check").empty());
+
+    settle_route_check(*routes);
+    CHECK(held.ran == 1);
+    CHECK_FALSE(routes->pending_check);
+    CHECK(routes->check == in_place.check);
+    CHECK(routes->check_ok == in_place.check_ok);
+    CHECK(routes->credit_loops == in_place.credit_loops);
+    REQUIRE(routes->route_check);
+    CHECK(routes->route_check->pairs.delivered == in_place.route_check->pairs.delivered);
+    REQUIRE(routes->port_routes.size() == in_place.port_routes.size());
+    for (size_t i = 0; i < routes->port_routes.size(); ++i) CHECK(routes->port_routes[i].routes == in_place.port_routes[i].routes);
+    CHECK(aside_log.lines == in_place_log.lines);
+    settle_route_check(*routes);  // settled: nothing more
+    CHECK(held.ran == 1);
   }
 }
 
