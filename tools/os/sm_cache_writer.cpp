@@ -6,7 +6,7 @@
 
 namespace ibsm {
 
-SmCacheWriter::SmCacheWriter() : thread_([this] { run(); }) {}
+SmCacheWriter::SmCacheWriter(bool lowest_priority) : lowest_priority_(lowest_priority), thread_([this] { run(); }) {}
 
 SmCacheWriter::~SmCacheWriter() {
   {
@@ -39,7 +39,7 @@ void SmCacheWriter::run() {
   // Background work: the lowest CPU priority for this thread alone (Linux
   // gives each thread its own nice value), so on a busy host the sweeps and
   // the SA come first. Failing that it merely competes.
-  (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
+  if (lowest_priority_) (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
   std::unique_lock lock(mutex_);
   while (true) {
     changed_.wait(lock, [this] { return pending_ || stopping_; });
