@@ -49,10 +49,15 @@ Status validate_tables(const RoutingGraph& graph, const UnicastTables& tables) {
                                         node.node_guid, lft.size(), tables.linear_fdb_top, entries));
     }
     // The highest port named first, in a loop the compiler vectorizes (148M
-    // entries at 42k LIDs); the first entry beyond the switch only if any is.
-    uint8_t highest = 0;
-    for (const uint8_t port : lft) highest = std::max<uint8_t>(highest, port == kNoRoute ? 0 : port);
-    if (highest <= node.num_ports) continue;
+    // entries at 42k LIDs): one more than each entry, so that kNoRoute
+    // (255) wraps to 0 and a plain maximum skips it. The first entry beyond
+    // the switch is looked for only if there is one.
+    uint8_t highest_plus_one = 0;
+    const uint8_t* row = lft.data();
+    for (size_t lid = 0; lid < lft.size(); ++lid) {
+      highest_plus_one = std::max(highest_plus_one, static_cast<uint8_t>(row[lid] + 1));
+    }
+    if (highest_plus_one <= node.num_ports + 1u) continue;
     for (size_t lid = 0; lid < lft.size(); ++lid) {
       if (lft[lid] != kNoRoute && lft[lid] > node.num_ports) {
         return internal_error(fmt::format("lft of switch {} sends lid {} to port {} of {}", node.node_guid, lid,

@@ -306,8 +306,10 @@ class HeavySweep {
                      mem.linear_fdb_top == si.linear_fdb_top;
       auto block_of = [&lft](size_t b) {
         wire::LinearForwardingTable block;
-        block.ports.fill(kNoRoute);
-        for (size_t k = 0; k < kLftBlock && b * kLftBlock + k < lft.size(); ++k) block.ports[k] = lft[b * kLftBlock + k];
+        const size_t first = b * kLftBlock;
+        const size_t held = first < lft.size() ? std::min(kLftBlock, lft.size() - first) : 0;
+        if (held > 0) std::memcpy(block.ports.data(), lft.data() + first, held);
+        std::fill(block.ports.begin() + static_cast<std::ptrdiff_t>(held), block.ports.end(), kNoRoute);
         return block;
       };
       size_t blocks = lft.empty() ? 0 : (lft.size() + kLftBlock - 1) / kLftBlock;
