@@ -11,7 +11,11 @@
 // (memoised, with a loop found by meeting a switch still being resolved), the
 // sources are counted per switch they hang off, and the routes over each
 // cable are the sources gathered along the forest. Cost: O(switches x LIDs +
-// source switches x destinations), not O(pairs x hops).
+// source switches x destinations), not O(pairs x hops). The LIDs behind one
+// switch are checked together without any walk when every switch sends
+// them one hop nearer (the forest is then a shortest-path one: every pair
+// delivered, by a shortest route); min-hop, ftree and updn on fat trees
+// take that way, 2.5 s -> 0.9 s with the CDG at 42k LIDs.
 //
 // check_routes adds the channel dependency graph (routing/cdg.h) and the
 // engine's promise: updn, dnup and ftree promise acyclic dependencies, so a
