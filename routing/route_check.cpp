@@ -4,7 +4,6 @@
 #include <bit>
 #include <cassert>
 #include <cmath>
-#include <cstring>
 #include <utility>
 
 #include <fmt/format.h>
@@ -501,15 +500,13 @@ class PairChecker {
         carried[hop[port] * kForestWidth + k - k0] += c;
       }
     }
-    for (size_t k = k0; k < k1; ++k) {  // into the targets
-      const uint32_t target_source = endpoints_[chunk[k].endpoint].source ? 1 : 0;  // no pair with itself
-      const uint32_t c = source_count_[T] - target_source + std::exchange(carried[T * kForestWidth + k - k0], 0);
-      if (c > 0) routes[switch_base_[T] + stage_[T * kStagedDestinations + k]] += c;
-    }
     for (size_t k = k0; k < k1; ++k) {
       const Target& target = chunk[k];
+      const uint32_t itself = endpoints_[target.endpoint].source ? 1 : 0;  // no pair with itself, at T
+      const uint32_t c = source_count_[T] - itself + std::exchange(carried[T * kForestWidth + k - k0], 0);
+      if (c > 0) routes[switch_base_[T] + stage_[T * kStagedDestinations + k]] += c;  // into the target
       for (uint32_t d = 0; d < forest_sources_.size(); ++d) {
-        const uint64_t n = forest_sources_[d] - (d == 0 && endpoints_[target.endpoint].source ? 1 : 0);
+        const uint64_t n = forest_sources_[d] - (d == 0 ? itself : 0);
         if (n > 0) delivered(n, d + 2, d + 2);
       }
       excluded_.assign(1, target.endpoint);

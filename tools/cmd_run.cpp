@@ -287,9 +287,8 @@ int once_result(const SubnetManager& sm) {
 }
 
 // -o's end, after its sweeps: the manager goes first, its teardown (a
-// fifth of a second at 42k LIDs) beside the last cache save, which was
-// handed to the writer's thread at SUBNET UP and ran beside the SA's
-// snapshot and the multicast step too; then the save is waited for.
+// fifth of a second at 42k LIDs) beside the last cache save, handed to the
+// writer's thread when the sweep ended; then the save is waited for.
 int end_once(std::unique_ptr<SubnetManager>& sm, SmCacheWriter& writer, LogSink& log) {
   const int result = once_result(*sm);
   sm.reset();
@@ -550,10 +549,9 @@ int cmd_run(int argc, char** argv) {
   m.set_qos_policy(*qos_policy);
   m.set_aside_runner(thread_aside_runner());
   // The cache is saved on a thread (tools/os/sm_cache_writer.h).
-  std::optional<SmCacheWriter> cache_writer;
-  cache_writer.emplace(/*lowest_priority=*/!once);
+  SmCacheWriter cache_writer(/*lowest_priority=*/!once);
   m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) {
-    after_sweep(r, elapsed, m, config, once, log, cache_writer ? &*cache_writer : nullptr);
+    after_sweep(r, elapsed, m, config, once, log, &cache_writer);
   });
   m.set_multicast_listener([&](const MulticastTables& tables, const SubnetSnapshot& subnet) {
     if (config.dump_files_dir.empty()) return;
@@ -562,7 +560,7 @@ int cmd_run(int argc, char** argv) {
   });
   if (once) {
     run_loop(m, **transport, clock, [&] { return once_done(m); }, {[&] { on_hup(m); }, on_reopen_log, {}});
-    return end_once(*sm, *cache_writer, log);
+    return end_once(*sm, cache_writer, log);
   }
   // metrics_listen: a failed bind is logged and the SM runs on without its
   // metrics (a second SM on this host, say): the subnet matters more.
@@ -604,7 +602,7 @@ int cmd_run(int argc, char** argv) {
   }
   SaCacheWriter sa_cache(config.cache_dir, m.sa(), log);
   const auto log_cache_errors = [&] {
-    for (const std::string& e : cache_writer->take_errors()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", e);
+    for (const std::string& e : cache_writer.take_errors()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", e);
   };
   auto after_poll = [&] {
     sa_cache.poll(m.sa(), clock.now());
@@ -615,7 +613,7 @@ int cmd_run(int argc, char** argv) {
   };
   run_loop(m, **transport, clock, [] { return false; }, {[&] { on_hup(m); }, on_reopen_log, after_poll});
   sa_cache.flush(m.sa(), clock.now());
-  cache_writer->flush();
+  cache_writer.flush();
   log_cache_errors();
   systemd.stopping();
   ibsm::log(log, LogLevel::info, Subsystem::tools, "stopping on signal");

@@ -215,9 +215,7 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
       SharedLfts lfts;
     };
     auto check = std::make_shared<Check>(Check{{}, r.engine_used, outcome->graph, r.sl2vl, r.lfts});
-    const uint8_t max_vls = settings.max_vls;
-    std::string engine = r.engine;
-    auto job = [check, &snapshot, max_vls, engine] {
+    auto job = [check, &snapshot, max_vls = settings.max_vls, engine = r.engine] {
       const routing::RoutingInput input{.graph = *check->graph, .max_vls = max_vls};
       routing::CdgOptions vls = routing::engine_vls(*check->engine, input, check->sl2vl);
       vls.keep_graph = true;  // for the repairs to come (routing/cdg_memory.h)
@@ -247,8 +245,7 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
 
 void settle_route_check(SweepRoutes& routes) {
   if (!routes.pending_check) return;
-  const std::shared_ptr<SweepRoutes::PendingCheck> pending = std::move(routes.pending_check);
-  routes.pending_check.reset();
+  const std::shared_ptr<SweepRoutes::PendingCheck> pending = std::move(routes.pending_check);  // leaves it null
   pending->wait();
   pending->record(routes);
 }

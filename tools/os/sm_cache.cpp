@@ -42,9 +42,9 @@ Status write_atomically(const std::filesystem::path& path, const std::string& te
 }
 
 // Two lower-case hex digits per byte, appended: table entries in the tables
-// file and in the journal's block records.
-// Both digits of a byte come from one table (296 MB of them at 42k LIDs,
-// where a digit at a time took a quarter of a second).
+// file and in the journal's block records. Both digits of a byte come from
+// one table (296 MB of them at 42k LIDs, where a digit at a time took a
+// quarter of a second).
 void append_hex_bytes(std::string& out, std::span<const uint8_t> bytes) {
   static constexpr auto kPairs = [] {
     constexpr char kHex[] = "0123456789abcdef";

@@ -11,9 +11,8 @@
 // progress is followed only by the newest copy handed over since, so saves
 // never pile up. Errors are kept for the main loop to log (the log sinks
 // are the main loop's). `ibsm run -o` saves here too and waits at its end:
-// the save (0.55 s at 42k LIDs) runs beside the SA's snapshot, the
-// multicast step and the manager's teardown; the copy shares the tables,
-// so the peak grows by the ports' memory only (some 15 MB there).
+// the save (0.55 s at 42k LIDs) runs beside the manager's teardown; the
+// copy shares the tables, so the peak grows by the ports' memory only.
 #pragma once
 
 #include <condition_variable>
