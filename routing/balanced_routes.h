@@ -15,19 +15,24 @@
 // below OpenSM's min-hop. It runs only when the first round's busiest link
 // is above a simple lower bound (the routes into and out of each switch's
 // endpoints over its switch cables), which the first round meets on fat
-// trees.
+// trees, and it stops after its first 64 destination switches with
+// endpoints if they moved no link's load (fabrics too symmetric for the
+// bound, such as oversubscribed XGFTs, where every switch makes the same
+// choices in both rounds).
 //
 // Switches that do not reach a destination get no route for it (kNoRoute).
 //
 // Cost: the searches, then one pass over the switches per destination LID:
 // O(switches x LIDs), the size of the tables themselves; the second round,
-// where it runs, repeats the searches and costs several times the first
-// (4x on a 45k-endpoint fabric), as it reads each LID's old routes back
-// table by table.
+// where it runs to the end, repeats the searches and costs about twice the
+// first, as it reads each LID's old routes back table by table (on the
+// 45k-endpoint XGFT of bench/scale.sh it stops after 64 of 1,611
+// destination switches, 3 s sooner).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "mad/base/status.h"
 #include "routing/engine.h"
@@ -41,10 +46,18 @@ namespace ibsm::routing {
 // returned: an engine may find out there that it cannot route the fabric.
 using BatchSearch = std::function<Status(SwitchId first, uint32_t count)>;
 
+// What the balancing did, for the engine's log and the tests.
+struct BalanceRounds {
+  bool second_round = false;     // the first round's busiest link was above the bound
+  uint32_t destinations = 0;     // destination switches with endpoints
+  uint32_t rerouted = 0;         // of them, routed again by the second round
+  std::string summary() const;   // for a log line
+};
+
 // Fills `tables` (as UnicastTables::unrouted made them for `graph`) for every
 // destination, searching 64 destination switches at a time with `search`
 // and reading the results from `paths`.
-Status route_balanced(const RoutingGraph& graph, const PathBatch& paths, const BatchSearch& search,
-                      UnicastTables& tables);
+Result<BalanceRounds> route_balanced(const RoutingGraph& graph, const PathBatch& paths, const BatchSearch& search,
+                                     UnicastTables& tables);
 
 }  // namespace ibsm::routing

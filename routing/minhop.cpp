@@ -14,7 +14,9 @@ Result<UnicastTables> MinHopEngine::compute(const RoutingInput& input) {
     paths.search(first, count);
     return Status{};
   };
-  IBSM_RETURN_IF_ERROR(route_balanced(input.graph, paths, search, tables));
+  auto rounds = route_balanced(input.graph, paths, search, tables);
+  if (!rounds.ok()) return rounds.status();
+  log(input.log, LogLevel::debug, Subsystem::routing, "{}: {}", name(), rounds->summary());
   return tables;
 }
 

@@ -333,7 +333,9 @@ Result<UnicastTables> route_up_down(const RoutingInput& input, const UpDownOrien
     for (uint32_t j = 0; j < count; ++j) batch_of_comp[comp[first + j]] = ca_batch_of_comp[comp[first + j]] = 0;
     return status;
   };
-  IBSM_RETURN_IF_ERROR(route_balanced(graph, paths, search, tables));
+  auto rounds = route_balanced(graph, paths, search, tables);
+  if (!rounds.ok()) return rounds.status();
+  log(input.log, LogLevel::debug, Subsystem::routing, "{}: {}", engine, rounds->summary());
   if (switch_pairs_without_path > 0) {
     log(input.log, LogLevel::info, Subsystem::routing,
         "{}: {} (switch, switch lid) pairs have no up*/down* path and stay unrouted; every switch with cas "
