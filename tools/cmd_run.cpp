@@ -501,7 +501,7 @@ int cmd_run(int argc, char** argv) {
     // -o saves on the writer's thread (end_once); the daemon in virtual time
     // in line, so its runs stay the same from one to the next.
     std::optional<SmCacheWriter> once_writer;
-    if (once) once_writer.emplace(/*lowest_priority=*/false);
+    if (once) once_writer.emplace(CacheSaves::once);
     int64_t sweeps_left = once ? (sweeps ? *sweeps : 1) : 0;
     m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) {
       after_sweep(r, elapsed, m, config, once, log, once_writer ? &*once_writer : nullptr);
@@ -549,7 +549,7 @@ int cmd_run(int argc, char** argv) {
   m.set_qos_policy(*qos_policy);
   m.set_aside_runner(thread_aside_runner());
   // The cache is saved on a thread (tools/os/sm_cache_writer.h).
-  SmCacheWriter cache_writer(/*lowest_priority=*/!once);
+  SmCacheWriter cache_writer(once ? CacheSaves::once : CacheSaves::repeatedly);
   m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) {
     after_sweep(r, elapsed, m, config, once, log, &cache_writer);
   });

@@ -298,11 +298,7 @@ Status load_sm_cache(const std::string& dir, SweepState& state, std::vector<std:
 }
 
 Status save_sm_cache(const std::string& dir, const SweepState& state) {
-  // One save and no journal after it: no block hashes to keep (25 MB at the
-  // full LID space, at `ibsm run -o`'s peak).
-  SmCacheSaver once;
-  once.keep_hashes_ = false;
-  return once.save(dir, state);
+  return SmCacheSaver(/*journal=*/false).save(dir, state);
 }
 
 Status SmCacheSaver::save(const std::string& dir, const SweepState& state) {
@@ -318,7 +314,7 @@ Status SmCacheSaver::save(const std::string& dir, const SweepState& state) {
   std::filesystem::permissions(base / kGuid2MKey, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
                                ec);
 
-  last_full_ = generation_ == 0 || dir != dir_;
+  last_full_ = !keep_hashes_ || generation_ == 0 || dir != dir_;
   if (!last_full_) {
     const std::string records = journal_records(state, true);
     if (journal_bytes_ + records.size() > base_bytes_ / 4) {

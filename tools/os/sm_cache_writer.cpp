@@ -6,7 +6,8 @@
 
 namespace ibsm {
 
-SmCacheWriter::SmCacheWriter(bool lowest_priority) : lowest_priority_(lowest_priority), thread_([this] { run(); }) {}
+SmCacheWriter::SmCacheWriter(CacheSaves saves)
+    : saves_(saves), saver_(/*journal=*/saves == CacheSaves::repeatedly), thread_([this] { run(); }) {}
 
 SmCacheWriter::~SmCacheWriter() {
   {
@@ -39,7 +40,7 @@ void SmCacheWriter::run() {
   // Background work: the lowest CPU priority for this thread alone (Linux
   // gives each thread its own nice value), so on a busy host the sweeps and
   // the SA come first. Failing that it merely competes.
-  if (lowest_priority_) (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
+  if (saves_ == CacheSaves::repeatedly) (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
   std::unique_lock lock(mutex_);
   while (true) {
     changed_.wait(lock, [this] { return pending_ || stopping_; });

@@ -12,7 +12,9 @@
 // never pile up. Errors are kept for the main loop to log (the log sinks
 // are the main loop's). `ibsm run -o` saves here too and waits at its end:
 // the save (0.55 s at 42k LIDs) runs beside the manager's teardown; the
-// copy shares the tables, so the peak grows by the ports' memory only.
+// copy shares the tables, so the peak grows by the ports' memory only. Its
+// saves are whole ones: it keeps no block hashes for a journal it never
+// writes.
 #pragma once
 
 #include <condition_variable>
@@ -29,11 +31,15 @@
 
 namespace ibsm {
 
+// Who saves: the daemon, again after every sweep, on a thread at nice 19
+// (its sweeps and SA come first), the tables as journal records after the
+// first save; or `ibsm run -o`, which waits for its saves, so they run at
+// its own priority, each in full.
+enum class CacheSaves { repeatedly, once };
+
 class SmCacheWriter {
  public:
-  // `lowest_priority`: the thread runs at nice 19, for the daemon, whose
-  // sweeps and SA come first; -o waits for its saves, so they run at its own.
-  explicit SmCacheWriter(bool lowest_priority = true);
+  explicit SmCacheWriter(CacheSaves saves = CacheSaves::repeatedly);
   // Waits for the save in progress and the one pending.
   ~SmCacheWriter();
   SmCacheWriter(const SmCacheWriter&) = delete;
@@ -55,7 +61,7 @@ class SmCacheWriter {
   std::optional<std::pair<std::string, SweepState>> pending_;
   bool saving_ = false;
   bool stopping_ = false;
-  bool lowest_priority_ = true;
+  const CacheSaves saves_;
   std::vector<std::string> errors_;
   SmCacheSaver saver_;  // the writer thread's alone: the switch tables after the first save are journal records
   std::thread thread_;  // last: started once the members above exist
