@@ -55,10 +55,22 @@ Status write_file_atomically(const std::string& path, const std::function<void(c
   if (fd < 0) return unavailable_error(fmt::format("cannot create {}: {}", tmp, std::strerror(errno)));
   bool ok = true;
   int put_errno = 0;
+  // Write-behind: the kernel is asked to start writing each 8 MB back as it
+  // is written, so the disk works while the rest is produced and the fsync
+  // below waits for the last few MB only. The switch tables at the full LID
+  // space are 395 MB of text: their fsync alone took 0.23 s, a tenth of the
+  // disk's time for them. Only a hint: failures show at the fsync.
+  constexpr off_t kWriteBehind = off_t{8} << 20;
+  off_t produced = 0, kicked = 0;
   produce([&](std::string_view part) {
     if (ok && !write_all(fd, part)) {
       ok = false;
       put_errno = errno;
+    }
+    produced += static_cast<off_t>(part.size());
+    if (ok && produced - kicked >= kWriteBehind) {
+      (void)::sync_file_range(fd, kicked, produced - kicked, SYNC_FILE_RANGE_WRITE);
+      kicked = produced;
     }
   });
   const bool written = ok && ::fsync(fd) == 0;
