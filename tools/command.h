@@ -9,6 +9,9 @@ struct Command {
   const char* name;
   const char* summary;
   int (*run)(int argc, char** argv);  // argv[0] is the command name
+  // Holds a whole fabric's tables: runs on a huge-page heap
+  // (tools/os/huge_page_heap.h).
+  bool whole_fabric = false;
 };
 
 int cmd_discover(int argc, char** argv);

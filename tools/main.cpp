@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "tools/command.h"
+#include "tools/os/huge_page_heap.h"
 
 namespace {
 
@@ -11,9 +12,9 @@ using ibsm::tools::Command;
 
 constexpr Command kCommands[] = {
     {"discover", "discover the fabric with directed-route SMPs and print it", ibsm::tools::cmd_discover},
-    {"run", "run the subnet manager (daemon, or -o to configure once)", ibsm::tools::cmd_run},
-    {"route", "route a topology file offline and write the forwarding tables", ibsm::tools::cmd_route},
-    {"check", "trace every pair through forwarding tables read from a dump", ibsm::tools::cmd_check},
+    {"run", "run the subnet manager (daemon, or -o to configure once)", ibsm::tools::cmd_run, true},
+    {"route", "route a topology file offline and write the forwarding tables", ibsm::tools::cmd_route, true},
+    {"check", "trace every pair through forwarding tables read from a dump", ibsm::tools::cmd_check, true},
     {"query", "ask the subnet administrator (SA) for records, services, subscriptions", ibsm::tools::cmd_query},
     {"topo", "write a generated fabric as a topology file (netfile)", ibsm::tools::cmd_topo},
     {"ctl", "control the running daemon through its control socket", ibsm::tools::cmd_ctl},
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   }
   for (const auto& c : kCommands) {
     if (!std::strcmp(name, c.name)) {
+      if (c.whole_fabric) ibsm::restart_on_huge_page_heap(argv);
       // The edge: library calls that may throw (std::bad_alloc, fmt) end here
       // with a message instead of an abort.
       try {

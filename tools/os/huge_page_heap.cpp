@@ -1,0 +1,38 @@
+#include "tools/os/huge_page_heap.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+namespace ibsm {
+
+namespace {
+
+constexpr const char* kTunable = "glibc.malloc.hugetlb";
+
+}  // namespace
+
+// "always [madvise] never": huge pages unless the choice is never.
+bool transparent_huge_pages_enabled() {
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string modes;
+  return std::getline(in, modes) && modes.find("[never]") == std::string::npos;
+}
+
+void restart_on_huge_page_heap(char** argv, const char* exe) {
+  if (std::getenv("IBSM_SMALL_PAGES") != nullptr) return;
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (tunables != nullptr && std::strstr(tunables, kTunable) != nullptr) return;  // set, either way: done
+  if (!transparent_huge_pages_enabled()) return;
+  std::string value = tunables != nullptr && *tunables != '\0' ? std::string(tunables) + ":" : std::string();
+  value += std::string(kTunable) + "=1";
+  if (::setenv("GLIBC_TUNABLES", value.c_str(), 1) != 0) return;
+  ::execv(exe, argv);
+  ::unsetenv("GLIBC_TUNABLES");  // the exec failed: run on as we are, with the caller's setting
+  if (tunables != nullptr) ::setenv("GLIBC_TUNABLES", tunables, 1);
+}
+
+}  // namespace ibsm
