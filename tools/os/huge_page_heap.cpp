@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -30,7 +31,12 @@ void restart_on_huge_page_heap(char** argv, const char* exe) {
   std::string value = tunables != nullptr && *tunables != '\0' ? std::string(tunables) + ":" : std::string();
   value += std::string(kTunable) + "=1";
   if (::setenv("GLIBC_TUNABLES", value.c_str(), 1) != 0) return;
-  ::execv(exe, argv);
+  // The file itself, not /proc/self/exe: the process keeps its name
+  // (ps, pgrep, the journal's and umad_count's "ibsm"), which the kernel
+  // takes from the path executed.
+  std::error_code ec;
+  const std::filesystem::path path = std::filesystem::read_symlink(exe, ec);
+  ::execv(ec ? exe : path.c_str(), argv);
   ::unsetenv("GLIBC_TUNABLES");  // the exec failed: run on as we are, with the caller's setting
   if (tunables != nullptr) ::setenv("GLIBC_TUNABLES", tunables, 1);
 }

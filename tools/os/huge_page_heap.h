@@ -10,7 +10,8 @@
 
 namespace ibsm {
 
-// Executes `exe` (this program) again with glibc.malloc.hugetlb=1 added to
+// Executes `exe` (this program; where it is a symbolic link, the file it
+// names) again with glibc.malloc.hugetlb=1 added to
 // GLIBC_TUNABLES, unless GLIBC_TUNABLES already says anything of
 // glibc.malloc.hugetlb (so an operator can set 0), the kernel has THP
 // off, or IBSM_SMALL_PAGES is set. Returns only when it did not (or the
