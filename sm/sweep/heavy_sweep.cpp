@@ -81,11 +81,13 @@ class HeavySweep {
     phase("program partitions", [&] { program_partitions(); });
     phase("program ports", [&] { program_ports(); });
     phase("program vls", [&] { program_vls(); });
-    // The route check, if it ran beside the programming: arming writes the
-    // port states of the fabric it reads.
-    settle_route_check(report_.routes);
     phase("arm ports", [&] { change_states(PortState::init, PortState::armed); });
     phase("activate ports", [&] { change_states(PortState::armed, PortState::active); });
+    // The route check, if it ran beside the programming and the arming: it
+    // reads the port states of the fabric, so the states the ports answered
+    // go in only once it is done.
+    settle_route_check(report_.routes);
+    for (const AnsweredState& s : answered_states_) configured_.node(s.node).port(s.port).state = s.state;
 
     remember_m_keys();
     report_.subnet_up = std::none_of(report_.problems.begin(), report_.problems.end(),
@@ -680,7 +682,7 @@ class HeavySweep {
                    if (!r.ok()) return;
                    configured_info_for_write(i, p).port_state = r->port_state;
                    held_info_[i][p] = *r;  // the port's own values, as for the programming Set
-                   configured_.node(NodeIndex{i}).port(p).state = r->port_state;
+                   answered_states_.push_back({NodeIndex{i}, p, r->port_state});
                    if (r->port_state != to)
                      report_.problems.push_back({SweepProblemKind::port_state, node.node_guid, PortNum{p},
                                                  fmt::format("{}: asked for {}, port is {}", port_name(node, p),
@@ -761,6 +763,14 @@ class HeavySweep {
   // GetResp of each Set answered it (where none was decoded, the managed
   // fields as the Set asked).
   std::vector<std::vector<wire::PortInfo>> held_info_;
+  // The states the ports answered to arming and activation, for configured_
+  // once the route check that reads it is done.
+  struct AnsweredState {
+    NodeIndex node;
+    uint8_t port;
+    PortState state;
+  };
+  std::vector<AnsweredState> answered_states_;
   Fabric configured_;  // the found fabric with its new LIDs and port states
   Fabric with_missing_;  // configured_ with the missing nodes grafted in, when any are: what was routed
   std::optional<VlSettings> vl_settings_;

@@ -28,8 +28,9 @@ namespace ibsm {
 //
 // With an `aside` runner the check of a fresh routing is handed to it and
 // left pending in the routes (SweepRoutes::pending_check): the heavy sweep
-// programs the switches meanwhile and settles it before it changes the
-// fabric it routed (the port states, from arming on).
+// programs, arms and activates the ports meanwhile, and settles it before it
+// changes the fabric it routed (the port states the ports answered go in
+// after it).
 Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink& log,
                                           const routing::EngineSettings& settings = {}, AsideRunner aside = {});
 
