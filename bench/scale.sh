@@ -12,7 +12,12 @@
 #   Run it alone: the big runs take GBs and minutes.
 #   --runs N: each ibsm run N times, ibsim and SimFabric in turn (on a shared
 #   machine their speed drifts together), and the median wall time printed;
-#   CPU, MADs and memory are those of the median run.
+#   CPU, MADs and memory are those of the median run. sim_x is then the
+#   median of each pair's ratio (an ibsim run and the SimFabric run right
+#   after it see the same machine; over minutes its speed here drifted by a
+#   third), with the lowest and highest ratio beside it.
+#   Each run starts with the disk written back (sync): the one before it
+#   leaves up to 400 MB of cache files to write.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 ibsm=$(realpath -m "${IBSM:-$top/build-rel/bin/ibsm}")  # absolute: some runs start in a scratch folder
@@ -78,18 +83,23 @@ for f in "${fabrics[@]}"; do
   # shellcheck disable=SC2086
   "$ibsm" topo $args -o "$work/$name.net" 2>/dev/null
   lids=$(grep -cE '^(Switch|Ca|Hca)' "$work/$name.net")
-  is=- ic=- im=- ir=- ss=- sc=- sm=- sr=- os=- om=- orss=-
+  is=- ic=- im=- ir=- ss=- sc=- sm=- sr=- os=- om=- orss=- pair_ratios=()
   for r in $(seq 1 "$runs"); do
     if [[ $with_ibsim == 1 ]]; then
       start_ibsim "$name" "$work/$name.net"
       rm -rf "$work/cache"
+      sync
       SIM_HOST=host-0 run_sm "ibsm-$name-$r" "$ibsm" run -o --cache-dir "$work/cache" -f "$work/ibsm-$name.log"
       stop "$sim"
     fi
     if [[ $with_sim == 1 ]]; then
       rm -rf "$work/sim-cache"
+      sync
       /usr/bin/time -v "$ibsm" run -o --sim "$work/$name.net" --sim-lft-cap 49152 --cache-dir "$work/sim-cache" -f /dev/null \
         > "$work/sim-$name-$r.out" 2> "$work/sim-$name-$r.time" || echo "$name over SimFabric failed: $(head -3 "$work/sim-$name-$r.out")"
+    fi
+    if [[ $with_ibsim == 1 && $with_sim == 1 ]]; then
+      pair_ratios+=("$(ratio "$(wall_s "$work/ibsm-$name-$r.time")" "$(wall_s "$work/sim-$name-$r.time")" 2)")
     fi
   done
   if [[ $with_ibsim == 1 ]]; then
@@ -111,9 +121,14 @@ for f in "${fabrics[@]}"; do
     ss=$(wall_s "$work/$m.time"); sc=$(cpu_s "$work/$m.time"); sr=$(peak_mib "$work/$m.time")
     sm=$(sed -nE 's/^ +([0-9]+) mads in.*/\1/p' "$work/$m.out")
   fi
-  printf '%-5s %6s | %8s %8s %9s %8s | %8s %8s %9s %8s | %9s %10s %8s | %6s %6s\n' "$name" "$lids" \
-    "$is" "$ic" "$im" "$ir" "$ss" "$sc" "$sm" "$sr" "$os" "$om" "$orss" "$(ratio "$is" "$ss" 1)" "$(ratio "$im" "${om%\*}" 3)"
+  sim_x=$(ratio "$is" "$ss" 1) spread=""
+  if [[ ${#pair_ratios[@]} -gt 1 ]]; then
+    sim_x=$(printf '%s\n' "${pair_ratios[@]}" | median)
+    spread=" (pairs $(printf '%s\n' "${pair_ratios[@]}" | sort -g | head -1)-$(printf '%s\n' "${pair_ratios[@]}" | sort -g | tail -1))"
+  fi
+  printf '%-5s %6s | %8s %8s %9s %8s | %8s %8s %9s %8s | %9s %10s %8s | %6s %6s%s\n' "$name" "$lids" \
+    "$is" "$ic" "$im" "$ir" "$ss" "$sc" "$sm" "$sr" "$os" "$om" "$orss" "$sim_x" "$(ratio "$im" "${om%\*}" 3)" "$spread"
 done
 echo "(* OpenSM's k=34 bring-up as measured for issue 13, not rerun. sim_x: ibsim wall time / SimFabric wall time;"
-echo " with --runs $runs, the medians.)"
+echo " with --runs $runs, the median of the pairs' ratios, the lowest and highest beside it.)"
 echo "(load when done: $(uptime | sed 's/.*load/load/'))"
