@@ -230,17 +230,22 @@ Result<std::shared_ptr<const PartitionConfig>> load_partitions(const SmConfig& c
   return std::make_shared<const PartitionConfig>(std::move(*read));
 }
 
-// What the edge does after each sweep that configured the subnet: the cache
-// (through `writer` on its thread when there is one, else in line) and dump
+// What the edge does as soon as a sweep that configured the subnet has its
+// state (SweepStateListener): the cache, through `writer` on its thread when
+// there is one, else in line.
+void save_cache(const SweepState& state, const SmConfig& config, LogSink& log, SmCacheWriter* writer) {
+  if (writer) {
+    writer->submit(config.cache_dir, state);
+    return;
+  }
+  Status saved = save_sm_cache(config.cache_dir, state);
+  if (!saved.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", saved.message());
+}
+
+// What the edge does after each sweep that configured the subnet: the dump
 // files, and with -o the summary.
 void after_sweep(const SweepReport& report, Micros elapsed, const SubnetManager& sm, const SmConfig& config,
-                 bool print, LogSink& log, SmCacheWriter* writer = nullptr) {
-  if (writer) {
-    writer->submit(config.cache_dir, sm.sweep_state());
-  } else {
-    Status saved = save_sm_cache(config.cache_dir, sm.sweep_state());
-    if (!saved.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", saved.message());
-  }
+                 bool print, LogSink& log) {
   if (!config.dump_files_dir.empty()) {
     Status dumped = write_sm_dumps(config.dump_files_dir, sm);
     if (!dumped.ok()) ibsm::log(log, LogLevel::warn, Subsystem::sweep, "{}", dumped.message());
@@ -503,8 +508,10 @@ int cmd_run(int argc, char** argv) {
     std::optional<SmCacheWriter> once_writer;
     if (once) once_writer.emplace(CacheSaves::once);
     int64_t sweeps_left = once ? (sweeps ? *sweeps : 1) : 0;
+    m.set_sweep_state_listener(
+        [&](const SweepState& s) { save_cache(s, config, log, once_writer ? &*once_writer : nullptr); });
     m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) {
-      after_sweep(r, elapsed, m, config, once, log, once_writer ? &*once_writer : nullptr);
+      after_sweep(r, elapsed, m, config, once, log);
       if (once && --sweeps_left > 0) m.request_heavy_sweep();
     });
     if (once) {
@@ -550,9 +557,8 @@ int cmd_run(int argc, char** argv) {
   m.set_aside_runner(thread_aside_runner());
   // The cache is saved on a thread (tools/os/sm_cache_writer.h).
   SmCacheWriter cache_writer(once ? CacheSaves::once : CacheSaves::repeatedly);
-  m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) {
-    after_sweep(r, elapsed, m, config, once, log, &cache_writer);
-  });
+  m.set_sweep_state_listener([&](const SweepState& s) { save_cache(s, config, log, &cache_writer); });
+  m.set_sweep_listener([&](const SweepReport& r, Micros elapsed) { after_sweep(r, elapsed, m, config, once, log); });
   m.set_multicast_listener([&](const MulticastTables& tables, const SubnetSnapshot& subnet) {
     if (config.dump_files_dir.empty()) return;
     Status dumped = write_mcfdbs_dump(config.dump_files_dir, subnet.fabric, tables);

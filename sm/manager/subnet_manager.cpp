@@ -319,6 +319,7 @@ void SubnetManager::finish_sweep(SweepKind kind, Micros t0, Result<SweepReport> 
                       [](const SweepProblem& p) { return p.blocks_subnet_up(); }));
     schedule_retry(now, report->problems);
   }
+  if (on_sweep_state_) on_sweep_state_(sweep_state_);
   // The SA first: its groups resolve their members in the new snapshot,
   // and the trees are built for those.
   publish_to_sa(*report, now);

@@ -80,6 +80,11 @@ struct ManagerCounters {
 // when (the manager's clock), for how long and with how many MADs.
 
 using SweepListener = std::function<void(const SweepReport& report, Micros elapsed)>;
+// What the edge learns first after such a sweep, once it has recorded what
+// the switches and ports hold (SweepState, which the cache keeps): before
+// the SA's snapshot and the multicast trees are made, which change nothing
+// of it, so the cache save can run beside them (0.2 s at 49k LIDs).
+using SweepStateListener = std::function<void(const SweepState& state)>;
 using StateListener = std::function<void(uint8_t from, uint8_t to)>;
 // What the edge learns after joins and leaves were programmed (between
 // sweeps): the MFTs the switches now hold, over `subnet`'s NodeIndex.
@@ -216,6 +221,7 @@ class SubnetManager {
   const std::optional<MulticastUpdate>& last_multicast_update() const { return last_multicast_; }
 
   void set_sweep_listener(SweepListener l) { on_sweep_ = std::move(l); }
+  void set_sweep_state_listener(SweepStateListener l) { on_sweep_state_ = std::move(l); }
   void set_state_listener(StateListener l) { on_state_ = std::move(l); }
   void set_multicast_listener(MulticastListener l) { on_multicast_ = std::move(l); }
   // The failure of the last heavy sweep, when it could not run at all (the
@@ -354,6 +360,7 @@ class SubnetManager {
   std::optional<MulticastUpdate> last_multicast_;
   std::shared_ptr<const PartitionConfig> sa_partitions_;  // what the SA was last given
   SweepListener on_sweep_;
+  SweepStateListener on_sweep_state_;
   StateListener on_state_;
   MulticastListener on_multicast_;
   TrapFilter traps_;

@@ -55,6 +55,45 @@ TEST_CASE("a reroute is a heavy sweep that routes afresh and sets only what diff
   CHECK_FALSE(b.manager(m).last_sweep()->routes.engine.empty());
 }
 
+// The edge saves the cache when it hears a sweep's state, before the SA's
+// snapshot and the multicast trees are made, so the save runs beside them:
+// that is right only while nothing the cache keeps changes after.
+TEST_CASE("a sweep's state is heard before its report, and what the cache keeps is final then",
+          "[manager][operations]") {
+  FailoverBench b(small_fabric());
+  auto cas = ca_ports(b.sim().topology());
+  const size_t m = b.start(cas[0], 5);
+  std::vector<SweepState> heard;
+  size_t reports = 0, reports_when_heard = 0;
+  b.manager(m).set_sweep_state_listener([&](const SweepState& s) {
+    heard.push_back(s);
+    reports_when_heard = reports;
+  });
+  b.manager(m).set_sweep_listener([&](const SweepReport&, Micros) { ++reports; });
+  b.run_for(3 * kSecond);
+  REQUIRE(b.manager(m).is_master());
+  REQUIRE(heard.size() == 1);
+  CHECK(reports == 1);
+  CHECK(reports_when_heard == 0);
+  const SweepState& early = heard.front();
+  const SweepState& now = b.manager(m).sweep_state();
+  CHECK(early.guid2lid == now.guid2lid);
+  CHECK(early.m_keys == now.m_keys);
+  REQUIRE(early.switches.size() == now.switches.size());
+  for (const auto& [guid, sw] : now.switches) {
+    const SwitchMemory& was = early.switches.at(guid);
+    CHECK(was.lid == sw.lid);
+    CHECK(was.linear_fdb_top == sw.linear_fdb_top);
+    CHECK(was.lft == sw.lft);
+  }
+  REQUIRE(early.ports.size() == now.ports.size());
+  for (const auto& [guid, by_port] : now.ports)
+    for (const auto& [port, mem] : by_port) {
+      CHECK(early.ports.at(guid).at(port).asked == mem.asked);
+      CHECK(early.ports.at(guid).at(port).held == mem.held);
+    }
+}
+
 TEST_CASE("handover gives the mastership to the best standby, which keeps it", "[manager][operations]") {
   FailoverBench b(small_fabric());
   auto cas = ca_ports(b.sim().topology());
