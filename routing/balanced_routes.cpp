@@ -107,7 +107,8 @@ class BalancedRouter {
   // every load came out the same, at 3 s of 8).
   Result<BalanceRounds> run(const BatchSearch& search) {
     IBSM_RETURN_IF_ERROR(run_round(search, false));
-    rounds_.destinations = static_cast<uint32_t>(std::count_if(endpoints_.begin(), endpoints_.end(), [](uint16_t e) { return e != 0; }));
+    rounds_.destinations =
+        static_cast<uint32_t>(std::count_if(endpoints_.begin(), endpoints_.end(), [](uint16_t e) { return e != 0; }));
     if (max_load() <= load_lower_bound()) return rounds_;
     rounds_.second_round = true;
     IBSM_RETURN_IF_ERROR(run_round(search, true));

@@ -1,9 +1,9 @@
 #include "tools/os/huge_page_heap.h"
 
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include <unistd.h>
@@ -25,10 +25,12 @@ bool transparent_huge_pages_enabled() {
 
 void restart_on_huge_page_heap(char** argv, const char* exe) {
   if (std::getenv("IBSM_SMALL_PAGES") != nullptr) return;
-  const char* tunables = std::getenv("GLIBC_TUNABLES");
-  if (tunables != nullptr && std::strstr(tunables, kTunable) != nullptr) return;  // set, either way: done
+  // A copy: setenv below may replace the string getenv points at.
+  const char* set = std::getenv("GLIBC_TUNABLES");
+  const std::optional<std::string> tunables = set ? std::optional<std::string>(set) : std::nullopt;
+  if (tunables && tunables->find(kTunable) != std::string::npos) return;  // set, either way: done
   if (!transparent_huge_pages_enabled()) return;
-  std::string value = tunables != nullptr && *tunables != '\0' ? std::string(tunables) + ":" : std::string();
+  std::string value = tunables && !tunables->empty() ? *tunables + ":" : std::string();
   value += std::string(kTunable) + "=1";
   if (::setenv("GLIBC_TUNABLES", value.c_str(), 1) != 0) return;
   // The file itself, not /proc/self/exe: the process keeps its name
@@ -37,8 +39,9 @@ void restart_on_huge_page_heap(char** argv, const char* exe) {
   std::error_code ec;
   const std::filesystem::path path = std::filesystem::read_symlink(exe, ec);
   ::execv(ec ? exe : path.c_str(), argv);
-  ::unsetenv("GLIBC_TUNABLES");  // the exec failed: run on as we are, with the caller's setting
-  if (tunables != nullptr) ::setenv("GLIBC_TUNABLES", tunables, 1);
+  // The exec failed: run on as we are, with the caller's setting.
+  if (tunables) ::setenv("GLIBC_TUNABLES", tunables->c_str(), 1);
+  else ::unsetenv("GLIBC_TUNABLES");
 }
 
 }  // namespace ibsm
