@@ -23,16 +23,6 @@ struct CandidateSet {
   std::span<const uint64_t> words;
   uint32_t edge_begin = 0;
 
-  // Exactly one candidate: the one way on.
-  bool single() const {
-    uint32_t seen = 0;
-    for (uint64_t w : words) {
-      if (w == 0) continue;
-      if ((w & (w - 1)) != 0) return false;
-      ++seen;
-    }
-    return seen == 1;
-  }
   // The first candidate bit at or after `from`, or kNone.
   uint32_t next(uint32_t from) const {
     for (uint32_t w = from / 64; w < words.size(); ++w) {
@@ -55,8 +45,8 @@ struct LidJob {
 // A switch's choice state toward the current destination.
 struct ChoiceState {
   uint32_t level;  // the least load among the candidates when last computed; kNone: compute it
-  uint32_t pos;    // the next candidate bit to look at for that level
-  uint32_t turn;   // the next candidate bit for a weight-0 pick
+  uint32_t pos;    // the next candidate (index in port order) to look at for that level
+  uint32_t turn;   // the next candidate for a weight-0 pick
 };
 
 // Fills the tables 64 destination switches at a time (the path batch), then destination switch by destination switch, LID by LID.
@@ -74,6 +64,14 @@ class BalancedRouter {
     loads_.assign(graph.edge_count(), 0);
     edge_of_port_.fill(kNone);
     state_.resize(switches_);
+    layout_words_.resize(switches_);
+    layout_count_.assign(switches_, kNone);
+    layout_edges_.resize(graph.edge_count());
+    layout_ports_.resize(graph.edge_count());
+    layout_targets_.resize(graph.edge_count());
+    uint32_t widest = 0;
+    for (SwitchId sw = 0; sw < switches_; ++sw) widest = std::max(widest, graph.edge_begin(sw + 1) - graph.edge_begin(sw));
+    candidate_loads_.resize(widest);
     endpoints_.assign(switches_, 0);
     size_t most_lids = 0;
     for (SwitchId sw = 0; sw < switches_; ++sw) {
@@ -280,36 +278,35 @@ class BalancedRouter {
     for (SwitchId sw : order) init(sw);
 
     for (SwitchId sw : order) {
-      const CandidateSet cands = candidates(j, sw);
+      const Layout lay = layout(j, sw);
       uint8_t* out = &staging_[sw * chunk_capacity_];
       const uint16_t* weights = &traffic_[sw * n];
-      if (cands.single()) {
+      if (lay.count == 1) {
         // One way on: every LID takes it, and carries its weight along.
-        const uint32_t edge = cands.edge_begin + cands.next(0);
-        std::memset(out + jobs[0].slot, graph_.edge_port(edge), n);
-        uint16_t* onward = &traffic_[graph_.edge_target(edge) * n];
+        std::memset(out + jobs[0].slot, lay.ports[0], n);
+        uint16_t* onward = &traffic_[lay.targets[0] * n];
         uint32_t total = 0;
         for (size_t k = 0; k < n; ++k) {
           total += weights[k];
           onward[k] = static_cast<uint16_t>(onward[k] + weights[k]);
         }
-        loads_[edge] += total;
+        loads_[lay.edges[0]] += total;
         continue;
       }
-      ChoiceState& state = state_[sw];
-      load_dense(cands);
-      DenseChoice choice{state.level, dense_index(state.pos), dense_index(state.turn)};
+      uint32_t* loads = gather_loads(lay);
+      ChoiceState state = state_[sw];  // a copy: the stores to `loads` could alias it
+      uint16_t* traffic = traffic_.data();
       for (size_t k = 0; k < n; ++k) {
         const LidJob& job = jobs[k];
         const uint32_t weight = weights[k];
-        const uint32_t edge = job.rank == 0 ? pick_dense(choice, weight)
-                                            : pick_apart(cands, weight, out + job.first_slot, job.rank);
-        out[job.slot] = graph_.edge_port(edge);
-        if (weight == 0) continue;
-        uint16_t& onward = traffic_[graph_.edge_target(edge) * n + k];
+        const uint32_t i = job.rank == 0 ? pick(lay, loads, state, weight)
+                                         : pick_apart(lay, loads, weight, out + job.first_slot, job.rank);
+        out[job.slot] = lay.ports[i];
+        uint16_t& onward = traffic[lay.targets[i] * n + k];
         onward = static_cast<uint16_t>(onward + weight);
       }
-      state = {choice.level, dense_bit(choice.pos), dense_bit(choice.turn)};
+      state_[sw] = state;
+      for (uint32_t i = 0; i < lay.count; ++i) loads_[lay.edges[i]] = loads[i];
     }
   }
 
@@ -321,21 +318,67 @@ class BalancedRouter {
   // the weights.
   void route_weightless_pass(uint32_t j, std::span<const LidJob> jobs) {
     const size_t n = jobs.size();
+    const bool apart = std::any_of(jobs.begin(), jobs.end(), [](const LidJob& job) { return job.rank != 0; });
     for (SwitchId sw : paths_.farthest_first(j)) {
-      const CandidateSet cands = candidates(j, sw);
+      const Layout lay = layout(j, sw);
       uint8_t* out = &staging_[sw * chunk_capacity_];
-      if (cands.single()) {
-        std::memset(out + jobs[0].slot, graph_.edge_port(cands.edge_begin + cands.next(0)), n);
+      if (lay.count == 1) {
+        std::memset(out + jobs[0].slot, lay.ports[0], n);
         continue;
       }
-      ChoiceState& state = state_[sw];
+      uint32_t* loads = apart ? gather_loads(lay) : nullptr;
+      ChoiceState state = state_[sw];
       for (size_t k = 0; k < n; ++k) {
         const LidJob& job = jobs[k];
-        const uint32_t edge =
-            job.rank == 0 ? pick(cands, state, 0) : pick_apart(cands, 0, out + job.first_slot, job.rank);
-        out[job.slot] = graph_.edge_port(edge);
+        const uint32_t i =
+            job.rank == 0 ? pick(lay, loads, state, 0) : pick_apart(lay, loads, 0, out + job.first_slot, job.rank);
+        out[job.slot] = lay.ports[i];
       }
+      state_[sw] = state;
     }
+  }
+
+  // A switch's candidates toward the current destination in port order:
+  // candidate i is out-edge edges[i], on port ports[i], to switch
+  // targets[i]. Kept per switch, at the switch's own edge indices, and
+  // laid out again only when the candidates change: on a fat tree a switch
+  // mostly has the same ones (all its up-links) for destination after
+  // destination, and laying them out from the bitmask each time cost as
+  // much as the choices.
+  struct Layout {
+    const uint32_t* edges;
+    const uint8_t* ports;
+    const SwitchId* targets;
+    uint32_t count;
+  };
+  Layout layout(uint32_t j, SwitchId sw) {
+    const std::span<const uint64_t> words = paths_.candidates(j, sw);
+    const uint32_t begin = graph_.edge_begin(sw);
+    std::array<uint64_t, kLayoutWords>& kept = layout_words_[sw];
+    assert(words.size() <= kLayoutWords);
+    bool same = layout_count_[sw] != kNone;
+    for (size_t w = 0; w < words.size(); ++w) same &= words[w] == kept[w];  // a call to memcmp costs more
+    if (!same) {
+      std::copy(words.begin(), words.end(), kept.begin());
+      uint32_t count = 0;
+      for (uint32_t w = 0; w < words.size(); ++w) {
+        for (uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+          const uint32_t e = begin + w * 64 + static_cast<uint32_t>(std::countr_zero(bits));
+          layout_edges_[begin + count] = e;
+          layout_ports_[begin + count] = graph_.edge_port(e);
+          layout_targets_[begin + count] = graph_.edge_target(e);
+          ++count;
+        }
+      }
+      layout_count_[sw] = count;
+    }
+    return {&layout_edges_[begin], &layout_ports_[begin], &layout_targets_[begin], layout_count_[sw]};
+  }
+  // The candidates' loads side by side, for pick to scan; route_pass
+  // writes them back when the switch is done.
+  uint32_t* gather_loads(const Layout& lay) {
+    for (uint32_t i = 0; i < lay.count; ++i) candidate_loads_[i] = loads_[lay.edges[i]];
+    return candidate_loads_.data();
   }
 
   // "Fewest routes so far, then lowest port", where a route weighs as much
@@ -345,116 +388,62 @@ class BalancedRouter {
   // LIDs that its lower switches never send it, and on a fat tree the up
   // ports of successive levels would then line up (every LID a middle
   // switch carries on the same up port); counting what is carried gives the
-  // spread of destination-mod-k routing.
+  // spread of destination-mod-k routing. Returns the candidate's index in
+  // `lay`, and adds the weight to its entry of `loads` (the candidates'
+  // loads, as gather_loads lays them out).
   //
-  // The rule is made cheap: candidates come in port order, and the choice
-  // is the first at or after `pos` whose load equals `level`, the least load
-  // when it was last computed; loads only grow, so none is below it, and
-  // every candidate before `pos` is above it. When the scan runs off the
-  // end, the least load is computed again. A run of LIDs with like weights
-  // thus costs O(1) each. Weight-0 picks take turns over the candidates.
-  uint32_t pick(const CandidateSet& cands, ChoiceState& state, uint32_t weight) {
+  // The rule is made cheap: the choice is the first candidate at or after
+  // `pos` whose load equals `level`, the least load when it was last
+  // computed; loads only grow, so none is below it, and every candidate
+  // before `pos` is above it. When the scan runs off the end, the least
+  // load is computed again. A run of LIDs with like weights thus costs O(1)
+  // each. Weight-0 picks take turns over the candidates.
+  static uint32_t pick(const Layout& lay, uint32_t* loads, ChoiceState& state, uint32_t weight) {
     if (weight == 0) {
-      uint32_t bit = cands.next(state.turn);
-      if (bit == kNone) bit = cands.next(0);
-      state.turn = bit + 1;
-      return cands.edge_begin + bit;
+      const uint32_t i = state.turn < lay.count ? state.turn : 0;
+      state.turn = i + 1;
+      return i;
     }
     while (true) {
       if (state.level == kNone) {
-        for (uint32_t bit = cands.next(0); bit != kNone; bit = cands.next(bit + 1)) {
-          state.level = std::min(state.level, loads_[cands.edge_begin + bit]);
-        }
+        uint32_t least = kNone;
+        for (uint32_t i = 0; i < lay.count; ++i) least = std::min(least, loads[i]);
+        state.level = least;
         state.pos = 0;
       }
-      for (uint32_t bit = cands.next(state.pos); bit != kNone; bit = cands.next(bit + 1)) {
-        uint32_t& load = loads_[cands.edge_begin + bit];
-        if (load == state.level) {
-          load += weight;
-          state.pos = bit + 1;
-          return cands.edge_begin + bit;
+      for (uint32_t i = state.pos; i < lay.count; ++i) {
+        if (loads[i] == state.level) {
+          loads[i] += weight;
+          state.pos = i + 1;
+          return i;
         }
       }
       state.level = kNone;
     }
   }
 
-  // pick's rule over the switch's candidates laid out by load_dense: the
-  // same choices (state in indices rather than bits), but each step is an
-  // array read instead of a bitmask scan. Where the loads are uneven the
-  // least load is recomputed every few picks, which over a bitmask cost
-  // more than all the rest of the routing.
-  struct DenseChoice {
-    uint32_t level;
-    uint32_t pos;   // index of the next candidate to look at for that level
-    uint32_t turn;  // index of the next candidate for a weight-0 pick
-  };
-  uint32_t pick_dense(DenseChoice& c, uint32_t weight) {
-    const uint32_t count = static_cast<uint32_t>(dense_edges_.size());
-    if (weight == 0) {
-      const uint32_t i = c.turn < count ? c.turn : 0;
-      c.turn = i + 1;
-      return dense_edges_[i];
-    }
-    while (true) {
-      if (c.level == kNone) {
-        for (uint32_t e : dense_edges_) c.level = std::min(c.level, loads_[e]);
-        c.pos = 0;
-      }
-      for (uint32_t i = c.pos; i < count; ++i) {
-        uint32_t& load = loads_[dense_edges_[i]];
-        if (load == c.level) {
-          load += weight;
-          c.pos = i + 1;
-          return dense_edges_[i];
-        }
-      }
-      c.level = kNone;
-    }
-  }
-  // Lays a switch's candidates out in port order, as bits and edges.
-  void load_dense(const CandidateSet& cands) {
-    dense_bits_.clear();
-    dense_edges_.clear();
-    for (uint32_t w = 0; w < cands.words.size(); ++w) {
-      for (uint64_t bits = cands.words[w]; bits != 0; bits &= bits - 1) {
-        const uint32_t bit = w * 64 + static_cast<uint32_t>(std::countr_zero(bits));
-        dense_bits_.push_back(bit);
-        dense_edges_.push_back(cands.edge_begin + bit);
-      }
-    }
-  }
-  // ChoiceState's bit positions to indices and back: bit `from` is the
-  // first candidate at or after it; index i is any bit after candidate
-  // i - 1 up to candidate i (0 for i = 0), which finds the same one.
-  uint32_t dense_index(uint32_t from) const {
-    return static_cast<uint32_t>(std::lower_bound(dense_bits_.begin(), dense_bits_.end(), from) - dense_bits_.begin());
-  }
-  uint32_t dense_bit(uint32_t i) const { return i == 0 ? 0 : dense_bits_[i - 1] + 1; }
-
   // For the later LIDs of a port with LMC > 0: the least loaded candidate
   // that leads to a switch none of the port's earlier LIDs (whose ports at
   // this switch are `taken`) went to, else one on a port none of them used,
   // else any, so their paths part wherever the topology lets them.
-  uint32_t pick_apart(const CandidateSet& cands, uint32_t weight, const uint8_t* taken, uint32_t count) {
+  static uint32_t pick_apart(const Layout& lay, uint32_t* loads, uint32_t weight, const uint8_t* taken,
+                             uint32_t count) {
     const auto port_taken = [&](uint8_t port) { return std::find(taken, taken + count, port) != taken + count; };
     const auto next_taken = [&](SwitchId next) {
-      for (uint32_t bit = cands.next(0); bit != kNone; bit = cands.next(bit + 1)) {
-        const uint32_t e = cands.edge_begin + bit;
-        if (graph_.edge_target(e) == next && port_taken(graph_.edge_port(e))) return true;
+      for (uint32_t i = 0; i < lay.count; ++i) {
+        if (lay.targets[i] == next && port_taken(lay.ports[i])) return true;
       }
       return false;
     };
     uint32_t best = kNone;
     for (int tier = 0; tier < 3 && best == kNone; ++tier) {
-      for (uint32_t bit = cands.next(0); bit != kNone; bit = cands.next(bit + 1)) {
-        const uint32_t e = cands.edge_begin + bit;
-        if (tier == 0 && next_taken(graph_.edge_target(e))) continue;
-        if (tier <= 1 && port_taken(graph_.edge_port(e))) continue;
-        if (best == kNone || loads_[e] < loads_[best]) best = e;
+      for (uint32_t i = 0; i < lay.count; ++i) {
+        if (tier == 0 && next_taken(lay.targets[i])) continue;
+        if (tier <= 1 && port_taken(lay.ports[i])) continue;
+        if (best == kNone || loads[i] < loads[best]) best = i;
       }
     }
-    loads_[best] += weight;
+    loads[best] += weight;
     return best;
   }
 
@@ -514,7 +503,16 @@ class BalancedRouter {
   };
   std::vector<Run> runs_;
   std::vector<uint16_t> data_mask_;  // route_pass: 0xFFFF for an endpoint's LID, else 0
-  std::vector<uint32_t> dense_bits_, dense_edges_;  // load_dense: one switch's candidates
+  // layout(): by switch, the candidate mask last laid out and how many
+  // candidates it has (kNone: none yet); the candidates themselves at the
+  // switch's edge indices.
+  static constexpr size_t kLayoutWords = 4;  // 256 ports
+  std::vector<std::array<uint64_t, kLayoutWords>> layout_words_;
+  std::vector<uint32_t> layout_count_;
+  std::vector<uint32_t> layout_edges_;
+  std::vector<uint8_t> layout_ports_;
+  std::vector<SwitchId> layout_targets_;
+  std::vector<uint32_t> candidate_loads_;  // gather_loads: one switch's candidates' loads
 };
 
 }  // namespace
