@@ -57,8 +57,8 @@ struct ChoiceState {
 // per destination, which at 4k switches is most of the run time.
 class BalancedRouter {
  public:
-  BalancedRouter(const RoutingGraph& graph, const PathBatch& paths, UnicastTables& tables)
-      : graph_(graph), switches_(graph.switch_count()), paths_(paths) {
+  BalancedRouter(const RoutingGraph& graph, const PathSearch& search, UnicastTables& tables)
+      : graph_(graph), switches_(graph.switch_count()), search_(search) {
     lft_.resize(switches_);
     for (SwitchId sw = 0; sw < switches_; ++sw) lft_[sw] = tables.lfts[graph.node_of(sw).value].data();
     loads_.assign(graph.edge_count(), 0);
@@ -103,13 +103,13 @@ class BalancedRouter {
   // switch sees the same loads and makes the same choices in both rounds
   // (the 49,151-LID XGFT of bench/scale.sh: its entries were permuted and
   // every load came out the same, at 3 s of 8).
-  Result<BalanceRounds> run(const BatchSearch& search) {
-    IBSM_RETURN_IF_ERROR(run_round(search, false));
+  Result<BalanceRounds> run() {
+    IBSM_RETURN_IF_ERROR(run_round(false));
     rounds_.destinations =
         static_cast<uint32_t>(std::count_if(endpoints_.begin(), endpoints_.end(), [](uint16_t e) { return e != 0; }));
     if (max_load() <= load_lower_bound()) return rounds_;
     rounds_.second_round = true;
-    IBSM_RETURN_IF_ERROR(run_round(search, true));
+    IBSM_RETURN_IF_ERROR(run_round(true));
     return rounds_;
   }
 
@@ -141,34 +141,64 @@ class BalancedRouter {
     return static_cast<uint32_t>(std::min<uint64_t>(bound, UINT32_MAX));
   }
 
-  Status run_round(const BatchSearch& search, bool reroute) {
+  // One round over every destination, batch by batch. With two batches and
+  // a runner, batch b + 1 is searched aside while batch b is routed.
+  Status run_round(bool reroute) {
     start_chunk();
     std::vector<uint32_t> loads_before;
     if (reroute) loads_before = loads_;
+    const bool pipelined = search_.batches[1] != nullptr && search_.aside;
+    uint32_t current = 0;
+    IBSM_RETURN_IF_ERROR(search_.search(current, 0, std::min(PathBatch::kWidth, switches_)));
     for (SwitchId first = 0; first < switches_; first += PathBatch::kWidth) {
       const uint32_t count = std::min(PathBatch::kWidth, switches_ - first);
-      IBSM_RETURN_IF_ERROR(search(first, count));
-      assert(paths_.count() == count && paths_.destination(0) == first);
-      for (uint32_t j = 0; j < count; ++j) {
-        const std::span<const Destination> dests = graph_.destinations_of(first + j);
-        if (dests.empty()) continue;
-        size_t lids = 0;
-        for (const Destination& d : dests) lids += d.lid_count();
-        if (chunk_lids_.size() + lids > chunk_capacity_) {
-          flush();
-          start_chunk();
-        }
-        if (reroute) rip_up(j, dests);
-        route(j, dests);
-        if (reroute && endpoints_[first + j] != 0 && ++rounds_.rerouted == kProbeDestinations &&
-            loads_ == loads_before) {
-          flush();
-          return {};
-        }
+      const SwitchId next = first + count;
+      const uint32_t next_count = std::min(PathBatch::kWidth, switches_ - next);
+      paths_ = search_.batches[current];
+      assert(paths_->count() == count && paths_->destination(0) == first);
+      Status next_searched;
+      std::function<void()> wait_next;
+      if (pipelined && next_count > 0) {
+        wait_next = search_.aside([this, &next_searched, other = 1 - current, next, next_count] {
+          next_searched = search_.search(other, next, next_count);
+        });
       }
+      const bool stopped = route_batch(first, count, reroute, loads_before);
+      if (wait_next) wait_next();
+      if (stopped) return {};
+      if (next_count == 0) break;
+      if (pipelined) {
+        current = 1 - current;
+      } else {
+        next_searched = search_.search(current, next, next_count);
+      }
+      IBSM_RETURN_IF_ERROR(next_searched);
     }
     flush();
     return {};
+  }
+
+  // Routes the destinations of one batch; true when the second round stops
+  // there (its probe moved no load), with the chunk written out.
+  bool route_batch(SwitchId first, uint32_t count, bool reroute, const std::vector<uint32_t>& loads_before) {
+    for (uint32_t j = 0; j < count; ++j) {
+      const std::span<const Destination> dests = graph_.destinations_of(first + j);
+      if (dests.empty()) continue;
+      size_t lids = 0;
+      for (const Destination& d : dests) lids += d.lid_count();
+      if (chunk_lids_.size() + lids > chunk_capacity_) {
+        flush();
+        start_chunk();
+      }
+      if (reroute) rip_up(j, dests);
+      route(j, dests);
+      if (reroute && endpoints_[first + j] != 0 && ++rounds_.rerouted == kProbeDestinations &&
+          loads_ == loads_before) {
+        flush();
+        return true;
+      }
+    }
+    return false;
   }
 
   static constexpr uint32_t kNone = CandidateSet::kNone;
@@ -177,13 +207,13 @@ class BalancedRouter {
   static constexpr uint32_t kProbeDestinations = 64;  // rerouted before the second round may stop
 
   CandidateSet candidates(uint32_t j, SwitchId sw) const {
-    return {paths_.candidates(j, sw), graph_.edge_begin(sw)};
+    return {paths_->candidates(j, sw), graph_.edge_begin(sw)};
   }
 
   // Routes every LID of the destinations hanging off batch destination j,
   // in passes of about equal size.
   void route(uint32_t j, std::span<const Destination> dests) {
-    const SwitchId to = paths_.destination(j);
+    const SwitchId to = paths_->destination(j);
     jobs_.clear();
     uint8_t* own = &staging_[to * chunk_capacity_];
     for (const Destination& d : dests) {
@@ -197,7 +227,7 @@ class BalancedRouter {
         jobs_.push_back({slot, first, k, d.port != 0});
       }
     }
-    for (SwitchId sw : paths_.farthest_first(j)) state_[sw] = {kNone, 0, 0};
+    for (SwitchId sw : paths_->farthest_first(j)) state_[sw] = {kNone, 0, 0};
     const size_t passes = (jobs_.size() + kPassLids - 1) / kPassLids;
     const size_t per_pass = (jobs_.size() + passes - 1) / passes;
     for (size_t from = 0; from < jobs_.size(); from += per_pass) {
@@ -215,8 +245,8 @@ class BalancedRouter {
   // cache miss per entry, most of the time of the whole second round. The
   // loads come out the same: they are only subtracted from.
   void rip_up(uint32_t j, std::span<const Destination> dests) {
-    const std::span<const SwitchId> order = paths_.farthest_first(j);
-    const SwitchId to = paths_.destination(j);
+    const std::span<const SwitchId> order = paths_->farthest_first(j);
+    const SwitchId to = paths_->destination(j);
     rip_lids_.clear();
     for (const Destination& d : dests) {
       if (d.port == 0) continue;
@@ -259,7 +289,7 @@ class BalancedRouter {
   // the same as routing the LIDs one after the other.
   void route_pass(uint32_t j, std::span<const LidJob> jobs) {
     const size_t n = jobs.size();
-    const std::span<const SwitchId> order = paths_.farthest_first(j);
+    const std::span<const SwitchId> order = paths_->farthest_first(j);
     if (std::none_of(jobs.begin(), jobs.end(), [](const LidJob& job) { return job.data; })) {
       return route_weightless_pass(j, jobs);
     }
@@ -274,7 +304,7 @@ class BalancedRouter {
       const uint16_t endpoints = endpoints_[sw];
       for (size_t k = 0; k < n; ++k) row[k] = static_cast<uint16_t>(endpoints & data_mask_[k]);
     };
-    init(paths_.destination(j));
+    init(paths_->destination(j));
     for (SwitchId sw : order) init(sw);
 
     for (SwitchId sw : order) {
@@ -319,7 +349,7 @@ class BalancedRouter {
   void route_weightless_pass(uint32_t j, std::span<const LidJob> jobs) {
     const size_t n = jobs.size();
     const bool apart = std::any_of(jobs.begin(), jobs.end(), [](const LidJob& job) { return job.rank != 0; });
-    for (SwitchId sw : paths_.farthest_first(j)) {
+    for (SwitchId sw : paths_->farthest_first(j)) {
       const Layout lay = layout(j, sw);
       uint8_t* out = &staging_[sw * chunk_capacity_];
       if (lay.count == 1) {
@@ -352,7 +382,7 @@ class BalancedRouter {
     uint32_t count;
   };
   Layout layout(uint32_t j, SwitchId sw) {
-    const std::span<const uint64_t> words = paths_.candidates(j, sw);
+    const std::span<const uint64_t> words = paths_->candidates(j, sw);
     const uint32_t begin = graph_.edge_begin(sw);
     std::array<uint64_t, kLayoutWords>& kept = layout_words_[sw];
     assert(words.size() <= kLayoutWords);
@@ -474,7 +504,8 @@ class BalancedRouter {
   const RoutingGraph& graph_;
   const uint32_t switches_;
   BalanceRounds rounds_;
-  const PathBatch& paths_;
+  const PathSearch& search_;
+  const PathBatch* paths_ = nullptr;  // the batch being routed
   std::vector<uint8_t*> lft_;         // by switch: its table
   std::vector<uint32_t> loads_;       // routes per out-port, by edge index
   std::vector<uint16_t> endpoints_;   // by switch: endpoint ports hanging off it
@@ -523,11 +554,11 @@ std::string BalanceRounds::summary() const {
                      destinations, rerouted < destinations ? " (stopped: the first ones moved no link's load)" : "");
 }
 
-Result<BalanceRounds> route_balanced(const RoutingGraph& graph, const PathBatch& paths, const BatchSearch& search,
-                                     UnicastTables& tables) {
-  assert(&paths.graph() == &graph);
+Result<BalanceRounds> route_balanced(const RoutingGraph& graph, const PathSearch& paths, UnicastTables& tables) {
+  assert(paths.batches[0] != nullptr && &paths.batches[0]->graph() == &graph);
+  assert(paths.batches[1] == nullptr || &paths.batches[1]->graph() == &graph);
   if (graph.switch_count() == 0) return BalanceRounds{};
-  return BalancedRouter(graph, paths, tables).run(search);
+  return BalancedRouter(graph, paths, tables).run();
 }
 
 }  // namespace ibsm::routing

@@ -101,7 +101,8 @@ Result<RoutingOutcome> route_snapshot(const Fabric& snapshot, std::string_view c
   Result<RoutingGraph> graph = RoutingGraph::build(snapshot);
   if (!graph.ok()) return graph.status();
   auto shared = std::make_shared<const RoutingGraph>(std::move(*graph));
-  Result<RoutingOutcome> outcome = run_engine_chain(registry, *chain, RoutingInput{.graph = *shared, .log = log, .max_vls = settings.max_vls});
+  Result<RoutingOutcome> outcome = run_engine_chain(
+      registry, *chain, RoutingInput{.graph = *shared, .log = log, .max_vls = settings.max_vls, .aside = settings.aside});
   if (outcome.ok()) outcome->graph = std::move(shared);
   return outcome;
 }

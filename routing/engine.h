@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "mad/base/aside_runner.h"
 #include "mad/base/log.h"
 #include "mad/base/status.h"
 #include "mad/base/types.h"
@@ -71,6 +72,9 @@ struct RoutingInput {
   // max_op_vls as a count of VLs: 1, 2, 4, 8 or 15). vl_budget()
   // (routing/vl_budget.h) narrows it by the ports' VLCap.
   uint8_t max_vls = 15;
+  // Where an engine may run part of its work beside its own (min-hop and
+  // up*/down* search their next 64 destinations' paths there); empty: in place.
+  AsideRunner aside = {};
   const Fabric& fabric() const { return graph.fabric(); }
 };
 

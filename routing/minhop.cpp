@@ -1,5 +1,7 @@
 #include "routing/minhop.h"
 
+#include <optional>
+
 #include "routing/balanced_routes.h"
 #include "routing/route_repair.h"
 #include "routing/shortest_paths.h"
@@ -10,11 +12,16 @@ Result<UnicastTables> MinHopEngine::compute(const RoutingInput& input) {
   UnicastTables tables = UnicastTables::unrouted(input.graph);
   if (input.graph.switch_count() == 0) return tables;
   ShortestPathBatch paths(input.graph);
-  const auto search = [&](SwitchId first, uint32_t count) {
-    paths.search(first, count);
-    return Status{};
-  };
-  auto rounds = route_balanced(input.graph, paths, search, tables);
+  std::optional<ShortestPathBatch> next;  // searched beside the routing, with a runner
+  if (input.aside) next.emplace(input.graph);
+  ShortestPathBatch* batches[2] = {&paths, next ? &*next : nullptr};
+  const PathSearch search{{batches[0], batches[1]},
+                          [&](uint32_t b, SwitchId first, uint32_t count) {
+                            batches[b]->search(first, count);
+                            return Status{};
+                          },
+                          input.aside};
+  auto rounds = route_balanced(input.graph, search, tables);
   if (!rounds.ok()) return rounds.status();
   log(input.log, LogLevel::debug, Subsystem::routing, "{}: {}", name(), rounds->summary());
   return tables;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mad/base/aside_runner.h"
 #include "mad/base/status.h"
 #include "mad/base/types.h"
 #include "routing/engine.h"
@@ -56,6 +57,9 @@ struct EngineSettings {
   // The data VLs engines may give paths (RoutingInput::max_vls): max_op_vls
   // as a count of VLs (vls_of_max_op_vls, routing/vl_budget.h).
   uint8_t max_vls = 15;
+  // Where the engines may run part of their work beside their own
+  // (RoutingInput::aside); empty: in place.
+  AsideRunner aside;
 };
 
 // Registers every engine built into ibsm (minhop, updn, dnup, ftree, sssp,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -307,18 +308,23 @@ Result<UnicastTables> route_up_down(const RoutingInput& input, const UpDownOrien
   }
 
   UpDownPathBatch paths(graph, orientation.up);
+  std::optional<UpDownPathBatch> next;  // searched beside the routing, with a runner
+  if (input.aside) next.emplace(graph, orientation.up);
+  UpDownPathBatch* batches[2] = {&paths, next ? &*next : nullptr};
   std::vector<uint64_t> batch_of_comp(comp_count, 0);   // the batch's destinations, by component
   std::vector<uint64_t> ca_batch_of_comp(comp_count, 0);  // those with CAs
   uint64_t switch_pairs_without_path = 0;
-  const auto search = [&](SwitchId first, uint32_t count) -> Status {
-    paths.search(first, count);
+  // One search at a time (PathSearch), so the counts below need no lock.
+  const auto search = [&](uint32_t b, SwitchId first, uint32_t count) -> Status {
+    UpDownPathBatch& searched = *batches[b];
+    searched.search(first, count);
     for (uint32_t j = 0; j < count; ++j) {
       batch_of_comp[comp[first + j]] |= uint64_t{1} << j;
       if (has_ca[first + j]) ca_batch_of_comp[comp[first + j]] |= uint64_t{1} << j;
     }
     Status status;
     for (SwitchId s : ca_switches) {
-      const uint64_t missing = ca_batch_of_comp[comp[s]] & ~paths.reaches(s);
+      const uint64_t missing = ca_batch_of_comp[comp[s]] & ~searched.reaches(s);
       if (missing == 0) continue;
       const SwitchId to = first + static_cast<uint32_t>(std::countr_zero(missing));
       status = failed_precondition_error(fmt::format(
@@ -328,12 +334,12 @@ Result<UnicastTables> route_up_down(const RoutingInput& input, const UpDownOrien
       break;
     }
     for (SwitchId s = 0; s < switches; ++s) {
-      switch_pairs_without_path += std::popcount(batch_of_comp[comp[s]] & ~paths.reaches(s));
+      switch_pairs_without_path += std::popcount(batch_of_comp[comp[s]] & ~searched.reaches(s));
     }
     for (uint32_t j = 0; j < count; ++j) batch_of_comp[comp[first + j]] = ca_batch_of_comp[comp[first + j]] = 0;
     return status;
   };
-  auto rounds = route_balanced(graph, paths, search, tables);
+  auto rounds = route_balanced(graph, PathSearch{{batches[0], batches[1]}, search, input.aside}, tables);
   if (!rounds.ok()) return rounds.status();
   log(input.log, LogLevel::debug, Subsystem::routing, "{}: {}", engine, rounds->summary());
   if (switch_pairs_without_path > 0) {

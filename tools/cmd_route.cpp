@@ -20,6 +20,7 @@
 #include "sm/sweep/routing_step.h"
 #include "tools/args.h"
 #include "tools/command.h"
+#include "tools/os/aside_thread.h"
 #include "tools/os/engine_files.h"
 #include "tools/os/files.h"
 #include "tools/os/stderr_log.h"
@@ -109,6 +110,7 @@ int cmd_route(int argc, char** argv) {
     return 2;
   }
   engines->max_vls = static_cast<uint8_t>(max_vls.value_or(8));
+  engines->aside = thread_aside_runner();  // min-hop's and updn's next searches, beside their routing
   auto route = make_route_function(engine.value_or("minhop"), log, *engines);
   if (!route.ok()) {
     std::fprintf(stderr, "ibsm route: %s\n", route.status().message().c_str());

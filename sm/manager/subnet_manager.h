@@ -48,7 +48,7 @@
 #include "sm/multicast/multicast_service.h"
 #include "sm/perfmgr/perf_manager.h"
 #include "sm/state/sm_agent.h"
-#include "sm/sweep/aside_runner.h"
+#include "mad/base/aside_runner.h"
 #include "sm/sweep/heavy_sweep.h"
 #include "sm/sweep/light_sweep.h"
 #include "sm/sweep/sweep_state.h"
@@ -162,9 +162,10 @@ class SubnetManager {
   // The QoS policy file as read (null: none), applied with qos TRUE from the
   // next heavy sweep on; as the partitions, read by the edge.
   void set_qos_policy(std::shared_ptr<const QosPolicy> policy) { qos_policy_ = std::move(policy); }
-  // Where a fresh routing's check runs (sm/sweep/aside_runner.h): beside
-  // the programming that follows, on the runner's thread. Without one (the
-  // default) it runs in place, before anything is programmed.
+  // Where a fresh routing's check runs (mad/base/aside_runner.h): beside
+  // the programming that follows, on the runner's thread; the engines
+  // search their next paths there too. Without one (the default) both run
+  // in place, the check before anything is programmed.
   void set_aside_runner(AsideRunner aside);
 
   uint8_t state() const { return state_; }

@@ -187,7 +187,9 @@ Result<RouteFunction> make_route_function(const std::string& chain_text, LogSink
   if (!chain.ok()) return chain.status();
   LogSink* sink = &log;
   auto credit_loops = std::make_shared<uint64_t>(0);
-  return RouteFunction([chain_text, sink, settings, credit_loops,
+  routing::EngineSettings engine_settings = settings;
+  if (aside) engine_settings.aside = aside;  // the engines' own work beside them (their next searches)
+  return RouteFunction([chain_text, sink, settings = std::move(engine_settings), credit_loops,
                         aside = std::move(aside)](const Fabric& snapshot) -> Result<SweepRoutes> {
     auto outcome = routing::route_snapshot(snapshot, chain_text, *sink, settings);
     if (!outcome.ok()) return outcome.status();

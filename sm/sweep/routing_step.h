@@ -10,7 +10,7 @@
 
 #include "mad/base/log.h"
 #include "routing/registry.h"
-#include "sm/sweep/aside_runner.h"
+#include "mad/base/aside_runner.h"
 #include "sm/sweep/heavy_sweep.h"
 
 namespace ibsm {

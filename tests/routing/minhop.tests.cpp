@@ -379,12 +379,11 @@ TEST_CASE("the second balancing round stops where its first destinations moved n
       const RoutingGraph graph = must(RoutingGraph::build(f));
       UnicastTables tables = UnicastTables::unrouted(graph);
       ShortestPathBatch paths(graph);
-      const BalanceRounds rounds = must(route_balanced(graph, paths,
-                                                       [&](SwitchId first, uint32_t count) {
-                                                         paths.search(first, count);
-                                                         return Status{};
-                                                       },
-                                                       tables));
+      const PathSearch search{{&paths, nullptr}, [&](uint32_t, SwitchId first, uint32_t count) {
+                                paths.search(first, count);
+                                return Status{};
+                              }};
+      const BalanceRounds rounds = must(route_balanced(graph, search, tables));
       INFO(rounds.summary());
       CHECK(rounds.second_round);
       CHECK(rounds.destinations > 64);
@@ -393,6 +392,40 @@ TEST_CASE("the second balancing round stops where its first destinations moved n
       const CheckSummary s = check_all_pairs(f, tables.lfts);
       CHECK(s.all_delivered());
       CHECK(s.longer_than_shortest == 0);
+    }
+  }
+}
+
+// With a runner, min-hop searches the paths of its next 64 destination
+// switches beside the routing of the current ones, into a second batch;
+// the tables are those it routes in place, whichever way the runner runs
+// the search. Fabrics of 3 to 4 batches: an irregular one whose second
+// balancing round runs to the end, and the XGFT whose second round stops
+// at its 64th destination with a search under way.
+TEST_CASE("min-hop with its searches run aside routes as in place", "[routing][minhop][aside]") {
+  struct Case {
+    std::string name;
+    std::function<Result<Fabric>()> make;
+  };
+  const std::vector<Case> cases = {
+      {"random 150x4, seed 3",
+       [] { return topogen::random_regular({.switches = 150, .degree = 4, .hosts_per_switch = 2, .seed = 3}); }},
+      {"oversubscribed xgft(3; 3,4,24; 1,2,2)", [] { return topogen::xgft({.down = {3, 4, 24}, .up = {1, 2, 2}}); }},
+  };
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      Fabric f = must(c.make());
+      assign_lids(f, 1);
+      const RoutingGraph graph = must(RoutingGraph::build(f));
+      REQUIRE(graph.switch_count() > 2 * PathBatch::kWidth);
+      const UnicastTables in_place = testing::route_minhop(graph);
+      for (const auto& [runner_name, runner] :
+           {std::pair{"at once", testing::at_once_runner()}, std::pair{"when waited", testing::when_waited_runner()}}) {
+        INFO(runner_name);
+        MinHopEngine engine;
+        const UnicastTables aside = must(engine.compute(RoutingInput{.graph = graph, .aside = runner}));
+        CHECK(aside.lfts == in_place.lfts);
+      }
     }
   }
 }

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <queue>
 #include <set>
 #include <span>
@@ -142,6 +144,24 @@ inline std::vector<PortRef> endpoint_ports(const Fabric& f) {
     }
   }
   return out;
+}
+
+// AsideRunners that keep a test deterministic: the job runs at once, when
+// handed over (a runner as quick as can be), or only when waited for (as
+// slow as can be: the caller does all it does before the job starts).
+inline AsideRunner at_once_runner() {
+  return [](std::function<void()> job) {
+    job();
+    return std::function<void()>([] {});
+  };
+}
+inline AsideRunner when_waited_runner() {
+  return [](std::function<void()> job) {
+    auto held = std::make_shared<std::function<void()>>(std::move(job));
+    return std::function<void()>([held] {
+      if (*held) std::exchange(*held, nullptr)();
+    });
+  };
 }
 
 inline UnicastTables route_minhop(const RoutingGraph& graph) {

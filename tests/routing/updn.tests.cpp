@@ -7,9 +7,11 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "routing/cdg.h"
 #include "routing/chain.h"
@@ -20,6 +22,7 @@
 #include "routing/trace.h"
 #include "routing_fixtures.h"
 #include "updown_oracle.h"
+#include "sm/fabric/netfile_reader.h"
 #include "sm/topogen/fail_links.h"
 #include "sm/topogen/generators.h"
 
@@ -625,6 +628,62 @@ TEST_CASE("the registry builds updn and dnup", "[routing][updn][registry]") {
     const auto engine = registry.create(name);
     REQUIRE(engine != nullptr);
     CHECK(engine->name() == name);
+  }
+}
+
+// With a runner, updn searches its next 64 destination switches beside the
+// routing of the current ones: the same tables as in place, and the same
+// refusal when a later batch finds switches with cas that no up*/down*
+// path joins (the search that finds it is the one run aside).
+TEST_CASE("updn with its searches run aside routes and refuses as in place", "[routing][updn][aside]") {
+  const std::vector<std::pair<std::string, AsideRunner>> runners = {{"at once", testing::at_once_runner()},
+                                                                    {"when waited", testing::when_waited_runner()}};
+  SECTION("the tables") {
+    Fabric f = must(topogen::random_regular({.switches = 150, .degree = 4, .hosts_per_switch = 2, .seed = 3}));
+    assign_lids(f, 1);
+    const RoutingGraph graph = must(RoutingGraph::build(f));
+    REQUIRE(graph.switch_count() > 2 * PathBatch::kWidth);
+    const UnicastTables in_place = must(UpDnEngine().compute(RoutingInput{graph}));
+    for (const auto& [name, runner] : runners) {
+      INFO(name);
+      CHECK(must(UpDnEngine().compute(RoutingInput{.graph = graph, .aside = runner})).lfts == in_place.lfts);
+    }
+  }
+  SECTION("the refusal, found in the second batch") {
+    // 64 switches without cas first (a chain hanging off the middle of the
+    // line), then the line of five rooted at both ends of "roots that leave
+    // switches with cas apart": its switches are destinations 64 to 68.
+    std::string net;
+    for (int k = 0; k < 64; ++k) {
+      net += fmt::format("Switch 2 \"pad-{}\"\n[1] \"{}\"[{}]\n", k, k == 0 ? "sw-2" : fmt::format("pad-{}", k - 1),
+                         k == 0 ? 4 : 2);
+      if (k < 63) net += fmt::format("[2] \"pad-{}\"[1]\n", k + 1);
+      net += "\n";
+    }
+    for (int i = 0; i < 5; ++i) {
+      net += fmt::format("Switch 4 \"sw-{}\"\n[1] \"h-{}\"[1]\n", i, i);
+      if (i > 0) net += fmt::format("[2] \"sw-{}\"[3]\n", i - 1);
+      if (i < 4) net += fmt::format("[3] \"sw-{}\"[2]\n", i + 1);
+      if (i == 2) net += "[4] \"pad-0\"[1]\n";
+      net += fmt::format("\nHca 1 \"h-{}\"\n[1] \"sw-{}\"[1]\n\n", i, i);
+    }
+    std::istringstream in(net);
+    Fabric f = must(read_netfile(in, "line"));
+    assign_lids(f);
+    const RoutingGraph graph = must(RoutingGraph::build(f));
+    REQUIRE(graph.switch_of(*f.find_by_name("sw-0")) >= PathBatch::kWidth);
+    const std::vector<Guid> roots = {f.node(*f.find_by_name("sw-0")).node_guid,
+                                     f.node(*f.find_by_name("sw-4")).node_guid};
+    const auto in_place = UpDnEngine({.roots = roots}).compute(RoutingInput{graph});
+    REQUIRE_FALSE(in_place.ok());
+    CHECK_THAT(in_place.status().message(), Catch::Contains("no up*/down* path"));
+    for (const auto& [name, runner] : runners) {
+      INFO(name);
+      const auto aside = UpDnEngine({.roots = roots}).compute(RoutingInput{.graph = graph, .aside = runner});
+      REQUIRE_FALSE(aside.ok());
+      CHECK(aside.status().code() == StatusCode::failed_precondition);
+      CHECK(aside.status().message() == in_place.status().message());
+    }
   }
 }
 

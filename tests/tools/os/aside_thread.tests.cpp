@@ -1,5 +1,6 @@
-// The daemon's AsideRunner: the job runs on a thread of its own, and is over
-// when the waiter returns, or when the last copy of the waiter goes.
+// The tools' AsideRunner: the job runs on a thread of its own, and is over
+// when the waiter returns, or when the last copy of the waiter goes; min-hop
+// searching its next paths on such threads routes as it does in place.
 #include "tools/os/aside_thread.h"
 
 #include <atomic>
@@ -7,6 +8,11 @@
 #include <thread>
 
 #include <catch2/catch.hpp>
+
+#include "routing/graph.h"
+#include "routing/minhop.h"
+#include "sm/topogen/generators.h"
+#include "tests/routing/routing_fixtures.h"
 
 namespace ibsm {
 namespace {
@@ -39,6 +45,22 @@ TEST_CASE("the thread runner runs the job beside its caller and joins it", "[os]
     }
     CHECK(done);
   }
+}
+
+// The searches of min-hop's next 64 destinations run on the runner's
+// threads while the current ones are routed (routing/balanced_routes.h):
+// the tables are those routed in place. Under ThreadSanitizer this is
+// where a search and the routing would race.
+TEST_CASE("min-hop with its searches on the runner's threads routes as in place", "[os][aside][routing]") {
+  using routing::testing::must;
+  Fabric f = must(topogen::random_regular({.switches = 200, .degree = 4, .hosts_per_switch = 2, .seed = 5}));
+  routing::testing::assign_lids(f);
+  const routing::RoutingGraph graph = must(routing::RoutingGraph::build(f));
+  routing::MinHopEngine engine;
+  const routing::UnicastTables in_place = must(engine.compute(routing::RoutingInput{graph}));
+  const routing::UnicastTables aside =
+      must(engine.compute(routing::RoutingInput{.graph = graph, .aside = thread_aside_runner()}));
+  CHECK(aside.lfts == in_place.lfts);
 }
 
 }  // namespace
