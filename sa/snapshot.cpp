@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
+#include <vector>
 
 #include "sa/link_rate.h"
 
@@ -73,11 +75,14 @@ Lid SaSnapshot::record_lid(NodeIndex n, uint8_t port) const {
 }
 
 void SaSnapshot::index() {
+  // Sorted as (GUID, index) pairs: comparing through the nodes cost a cache
+  // miss a comparison at 49k nodes.
+  std::vector<std::pair<uint64_t, uint32_t>> by_guid(fabric.node_count());
+  for (uint32_t i = 0; i < fabric.node_count(); ++i) by_guid[i] = {fabric.node(NodeIndex{i}).node_guid.value, i};
+  std::sort(by_guid.begin(), by_guid.end());
   nodes_by_guid.clear();
-  for (uint32_t i = 0; i < fabric.node_count(); ++i) nodes_by_guid.push_back(NodeIndex{i});
-  std::sort(nodes_by_guid.begin(), nodes_by_guid.end(), [&](NodeIndex a, NodeIndex b) {
-    return fabric.node(a).node_guid.value < fabric.node(b).node_guid.value;
-  });
+  nodes_by_guid.reserve(by_guid.size());
+  for (const auto& [guid, i] : by_guid) nodes_by_guid.push_back(NodeIndex{i});
 
   endports.clear();
   for (uint32_t i = 0; i < fabric.node_count(); ++i) {
