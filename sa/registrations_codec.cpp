@@ -34,14 +34,8 @@ void append_record(std::string& out, std::string_view tag, const R& record) {
   wire::encode(record, bytes);
   out += tag;
   out += ' ';
-  // By hand: a format call per byte made a save of 40,000 records cost 1.7 s.
-  constexpr char kHex[] = "0123456789abcdef";
-  const size_t at = out.size();
-  out.resize(at + 2 * N);
-  for (size_t i = 0; i < N; ++i) {
-    out[at + 2 * i] = kHex[bytes[i] >> 4];
-    out[at + 2 * i + 1] = kHex[bytes[i] & 0xF];
-  }
+  // Not a format call per byte, which made a save of 40,000 records cost 1.7 s.
+  append_hex_bytes(out, bytes);
 }
 
 template <typename T>

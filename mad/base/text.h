@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,9 @@ constexpr int hex_digit(char c) {
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
+
+// Lower-case hex digits, by value.
+inline constexpr char kHexDigits[] = "0123456789abcdef";
 
 constexpr std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
@@ -46,5 +50,9 @@ bool parse_decimal_or_hex(std::string_view text, uint64_t& value);
 // ("'AAAA...' (20971520 bytes)"), so a 20 MB line never becomes a 20 MB
 // message.
 std::string quoted(std::string_view value, size_t max = 60);
+
+// Two lower-case hex digits per byte, appended: the SM cache's switch
+// tables and journal blocks, the SA cache's records.
+void append_hex_bytes(std::string& out, std::span<const uint8_t> bytes);
 
 }  // namespace ibsm

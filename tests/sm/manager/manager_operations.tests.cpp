@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/sm/manager/failover_bench.h"
+#include "tests/sm/sweep/sweep_state_checks.h"
 
 namespace ibsm::test {
 namespace {
@@ -79,13 +80,7 @@ TEST_CASE("a sweep's state is heard before its report, and what the cache keeps 
   const SweepState& now = b.manager(m).sweep_state();
   CHECK(early.guid2lid == now.guid2lid);
   CHECK(early.m_keys == now.m_keys);
-  REQUIRE(early.switches.size() == now.switches.size());
-  for (const auto& [guid, sw] : now.switches) {
-    const SwitchMemory& was = early.switches.at(guid);
-    CHECK(was.lid == sw.lid);
-    CHECK(was.linear_fdb_top == sw.linear_fdb_top);
-    CHECK(was.lft == sw.lft);
-  }
+  testing::check_same_tables(now, early);
   REQUIRE(early.ports.size() == now.ports.size());
   for (const auto& [guid, by_port] : now.ports)
     for (const auto& [port, mem] : by_port) {

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "tests/sm/sweep/sweep_state_checks.h"
 #include "tests/tools/os/temp_dir.h"
 #include "tools/os/files.h"
 #include "tools/os/sm_cache.h"
@@ -37,15 +38,7 @@ std::string read_file(const std::string& path) {
   return *text;
 }
 
-void check_same_tables(const SweepState& a, const SweepState& b) {
-  REQUIRE(a.switches.size() == b.switches.size());
-  for (const auto& [guid, m] : a.switches) {
-    const SwitchMemory& other = b.switches.at(guid);
-    CHECK(other.lid == m.lid);
-    CHECK(other.linear_fdb_top == m.linear_fdb_top);
-    CHECK(other.lft == m.lft);
-  }
-}
+using testing::check_same_tables;
 
 // The cache in `dir` loads without a warning, with `state`'s switch tables.
 void check_loads_as(const std::string& dir, const SweepState& state) {
