@@ -9,6 +9,7 @@
 #include <random>
 #include <span>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -281,29 +282,47 @@ Status SmCacheSaver::save(const std::string& dir, const SweepState& state) {
   std::error_code ec;
   std::filesystem::create_directories(base, ec);
   if (ec) return unavailable_error(fmt::format("cannot create {}: {}", dir, ec.message()));
-  std::ostringstream g2l;
-  write_guid2lid(state.guid2lid, g2l);
-  IBSM_RETURN_IF_ERROR(write_atomically(base / kGuid2Lid, g2l.str()));
-  // Keys are secrets: the file is readable by its owner only.
-  IBSM_RETURN_IF_ERROR(write_atomically(base / kGuid2MKey, format_guid2mkey(state.m_keys)));
-  std::filesystem::permissions(base / kGuid2MKey, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
-                               ec);
 
   last_full_ = !keep_hashes_ || generation_ == 0 || dir != dir_;
+  Status journal;
   if (!last_full_) {
     const std::string records = journal_records(state, true);
     if (journal_bytes_ + records.size() > base_bytes_ / 4) {
       last_full_ = true;  // the journal would outgrow its use: start afresh
     } else if (!records.empty()) {
-      Status appended = append_file_synced((base / kSwitchJournal).string(), records);
-      if (!appended.ok()) {
+      journal = append_file_synced((base / kSwitchJournal).string(), records);
+      if (journal.ok()) {
+        journal_bytes_ += records.size();
+      } else {
         generation_ = 0;  // what the journal holds is unknown now: the next save is a full one
-        return appended;
       }
-      journal_bytes_ += records.size();
     }
   }
-  if (last_full_) IBSM_RETURN_IF_ERROR(save_full(dir, state));
+  // A full save writes the switch tables on a thread of their own while the
+  // other files are written on this one: at the full LID space the tables
+  // are 395 MB of text (0.4 s), the other files 22 MB (0.15 s), and the
+  // save is what `ibsm run -o` waits for at its end.
+  Status tables;
+  std::thread tables_writer;
+  if (last_full_) tables_writer = std::thread([&] { tables = save_full(dir, state); });
+  Status others = save_other_files(base, state);
+  if (tables_writer.joinable()) tables_writer.join();
+  IBSM_RETURN_IF_ERROR(journal);
+  IBSM_RETURN_IF_ERROR(tables);
+  return others;
+}
+
+// Everything but the switch tables: guid2lid, guid2mkey, the port settings.
+// Touches no member: it runs beside save_full.
+Status SmCacheSaver::save_other_files(const std::filesystem::path& base, const SweepState& state) {
+  std::ostringstream g2l;
+  write_guid2lid(state.guid2lid, g2l);
+  IBSM_RETURN_IF_ERROR(write_atomically(base / kGuid2Lid, g2l.str()));
+  // Keys are secrets: the file is readable by its owner only.
+  IBSM_RETURN_IF_ERROR(write_atomically(base / kGuid2MKey, format_guid2mkey(state.m_keys)));
+  std::error_code ec;
+  std::filesystem::permissions(base / kGuid2MKey, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
+                               ec);
 
   // Streamed too: 275k ports on 42k LIDs are some 20 MB of text, built
   // whole at the peak of `ibsm run -o` (in a string that doubles as it grows).

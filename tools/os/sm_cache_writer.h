@@ -10,11 +10,11 @@
 // costs tens of milliseconds where the save costs seconds); a save in
 // progress is followed only by the newest copy handed over since, so saves
 // never pile up. Errors are kept for the main loop to log (the log sinks
-// are the main loop's). `ibsm run -o` saves here too and waits at its end:
-// the save (0.55 s at 42k LIDs) runs beside the manager's teardown; the
-// copy shares the tables, so the peak grows by the ports' memory only. Its
-// saves are whole ones: it keeps no block hashes for a journal it never
-// writes.
+// are the main loop's). `ibsm run -o` saves here too and waits at its end
+// (which leaves the manager's memory to the kernel: tools/cmd_run.cpp,
+// end_once); the copy shares the tables, so the peak grows by the ports'
+// memory only. Its saves are whole ones: it keeps no block hashes for a
+// journal it never writes.
 #pragma once
 
 #include <condition_variable>
