@@ -236,7 +236,7 @@ Result<std::shared_ptr<const PartitionConfig>> load_partitions(const SmConfig& c
 // there is one, else in line.
 void save_cache(const SweepState& state, const SmConfig& config, LogSink& log, SmCacheWriter* writer) {
   if (writer) {
-    writer->submit(config.cache_dir, state);
+    writer->submit(config.cache_dir, cached_part(state));
     return;
   }
   Status saved = save_sm_cache(config.cache_dir, state);

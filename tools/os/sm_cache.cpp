@@ -277,6 +277,15 @@ Status save_sm_cache(const std::string& dir, const SweepState& state) {
   return SmCacheSaver(/*journal=*/false).save(dir, state);
 }
 
+SweepState cached_part(const SweepState& state) {
+  SweepState part;
+  part.guid2lid = state.guid2lid;
+  part.m_keys = state.m_keys;
+  part.switches = state.switches;
+  part.ports = state.ports;
+  return part;
+}
+
 Status SmCacheSaver::save(const std::string& dir, const SweepState& state) {
   std::filesystem::path base(dir);
   std::error_code ec;
