@@ -31,13 +31,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "mad/wire/port_info.h"
 #include "mad/wire/switch_info.h"
 #include "sm/fabric/fabric.h"
 #include "sm/fabric/partitions_conf.h"
+#include "sm/sweep/port_map.h"
 #include "sm/sweep/port_settings.h"
 #include "sm/sweep/sweep_problem.h"
 
@@ -52,7 +52,7 @@ using PKeyTables = std::vector<std::vector<std::vector<uint16_t>>>;
 // sweep, one cable pulled or not.
 class HeldPKeys {
  public:
-  using PortTables = std::unordered_map<uint8_t, std::vector<uint16_t>>;
+  using PortTables = PortMap<std::vector<uint16_t>>;
   HeldPKeys(const PKeyTables& tables) : tables_(&tables) {}  // NOLINT(google-explicit-constructor): a view
   // By NodeIndex: the node's remembered tables (null: none).
   explicit HeldPKeys(std::vector<const PortTables*> by_node) : by_node_(std::move(by_node)) {}

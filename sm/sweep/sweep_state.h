@@ -11,6 +11,7 @@
 #include "sm/fabric/m_keys.h"
 #include "sm/fabric/multicast_tables.h"
 #include "sm/sweep/guid2lid.h"
+#include "sm/sweep/port_map.h"
 #include "sm/sweep/port_settings.h"
 #include "sm/sweep/remembered_lft.h"
 #include "sm/sweep/vl_memory.h"
@@ -52,9 +53,9 @@ struct SweepState {
   // What each port's P_Key table holds, as last read or set (the Set's
   // answer): by node GUID, then port number. A port not in here is read
   // before its table is planned.
-  std::unordered_map<Guid, std::unordered_map<uint8_t, std::vector<uint16_t>>> p_key_tables;
+  std::unordered_map<Guid, PortMap<std::vector<uint16_t>>> p_key_tables;
   // By node GUID, then port number (a switch's ports share one GUID).
-  std::unordered_map<Guid, std::unordered_map<uint8_t, PortMemory>> ports;
+  std::unordered_map<Guid, PortMap<PortMemory>> ports;
   // SL2VL and VLArb tables as last read or set (sm/sweep/vl_programming.h).
   VlTablesMemoryMap vl_tables;
   // The policy's SLs yield to an engine's (sa/qos_paths.h): said once.
