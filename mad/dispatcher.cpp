@@ -112,6 +112,7 @@ void MadDispatcher::submit(const MadPacket& request, Completion done, RequestOpt
   const Head h(p.packet.data);
   p.kind = DispatcherStats::kind_key(h.mgmt_class, h.method, h.attr_id);
   queue_.push_back(slot);
+  stats_.most_queued = std::max(stats_.most_queued, queue_.size());
 }
 
 Status MadDispatcher::send_now(const MadPacket& packet) {

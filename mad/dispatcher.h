@@ -35,6 +35,9 @@ struct DispatcherStats {
   uint64_t malformed = 0;     // received MADs dropped as unreadable
   uint64_t requests_in = 0;   // unsolicited requests passed to the handler
   uint64_t send_errors = 0;
+  // The longest the queue of requests not yet sent grew: how many a sender
+  // let wait here (each holds its built MAD; a sender of very many bounds it).
+  size_t most_queued = 0;
   // Sent requests by (management class, method, attribute): counts that do not
   // depend on machine noise, for benchmarks.
   std::map<uint32_t, uint64_t> sent_by_kind;

@@ -1,5 +1,6 @@
 #include "sm/discovery/discovery.h"
 
+#include <deque>
 #include <memory>
 
 #include "mad/wire/node_description.h"
@@ -36,6 +37,10 @@ class Walker {
  private:
   DiscoveryResult finish() {
     d_.run_until_idle();
+    while (!backlog_.empty()) {  // never left behind (each answer sends on from it), but idle means done
+      send_backlog();
+      d_.run_until_idle();
+    }
     r_.smps_sent = d_.stats().sent - sent_before_;
     r_.smps_timed_out = d_.stats().timeouts - timeouts_before_;
     return std::move(r_);
@@ -56,10 +61,46 @@ class Walker {
   // calls that instead.
   void get(const DrPath& path, uint16_t attr, uint32_t mod, PortRef via, Handler on_data,
            std::optional<uint64_t> m_key = std::nullopt, std::function<void()> on_silent = {}) {
+    const uint64_t key = m_key ? *m_key : r_.m_keys.key(path).value_or(0);
+    if (!backlog_.empty() || d_.queued() >= kQueuedGets) {
+      backlog_.push_back({path, attr, mod, via, std::move(on_data), key, std::move(on_silent)});
+      return;
+    }
+    submit(path, attr, mod, via, std::move(on_data), key, std::move(on_silent));
+  }
+
+  // Gets wait in the backlog, not in the dispatcher's queue, once
+  // kQueuedGets are queued there, and go on in the order they were asked
+  // as answers come in: the walk asks for a whole breadth of the fabric at
+  // once (some 100k Gets at 49k LIDs), and a Get queued in the dispatcher
+  // holds its built MAD in a slot of some 400 bytes (52 MB at 49k LIDs,
+  // and twice that while the slots grew). The dispatcher sends in the
+  // same order either way.
+  static constexpr size_t kQueuedGets = 4096;
+  struct DeferredGet {
+    DrPath path;
+    uint16_t attr;
+    uint32_t mod;
+    PortRef via;
+    Handler on_data;
+    uint64_t m_key;
+    std::function<void()> on_silent;
+  };
+
+  void send_backlog() {
+    while (!backlog_.empty() && d_.queued() < kQueuedGets) {
+      DeferredGet g = std::move(backlog_.front());
+      backlog_.pop_front();
+      submit(g.path, g.attr, g.mod, g.via, std::move(g.on_data), g.m_key, std::move(g.on_silent));
+    }
+  }
+
+  void submit(const DrPath& path, uint16_t attr, uint32_t mod, PortRef via, Handler on_data, uint64_t m_key,
+              std::function<void()> on_silent) {
     MadPacket p;
-    p.data = wire::build_dr_smp(wire::method::get, attr, mod, 0, path, {},
-                                m_key ? *m_key : r_.m_keys.key(path).value_or(0));
+    p.data = wire::build_dr_smp(wire::method::get, attr, mod, 0, path, {}, m_key);
     d_.submit(p, [this, path, attr, via, on_data = std::move(on_data), on_silent = std::move(on_silent)](Result<MadPacket> r) {
+      send_backlog();  // first: what was asked before this answer goes before what it asks
       if (!r.ok()) {
         if (on_silent) return on_silent();
         problem(path, via, fmt::format("no answer to {} ({})", attr_name(attr), r.status().message()));
@@ -265,6 +306,7 @@ class Walker {
   }
 
   MadDispatcher& d_;
+  std::deque<DeferredGet> backlog_;
   DiscoveryOptions options_;
   LogSink& log_;
   DiscoveryResult r_;
