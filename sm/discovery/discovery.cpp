@@ -1,6 +1,5 @@
 #include "sm/discovery/discovery.h"
 
-#include <deque>
 #include <memory>
 
 #include "mad/wire/node_description.h"
@@ -37,7 +36,7 @@ class Walker {
  private:
   DiscoveryResult finish() {
     d_.run_until_idle();
-    while (!backlog_.empty()) {  // never left behind (each answer sends on from it), but idle means done
+    while (!backlog_empty()) {  // never left behind (each answer sends on from it), but idle means done
       send_backlog();
       d_.run_until_idle();
     }
@@ -62,7 +61,7 @@ class Walker {
   void get(const DrPath& path, uint16_t attr, uint32_t mod, PortRef via, Handler on_data,
            std::optional<uint64_t> m_key = std::nullopt, std::function<void()> on_silent = {}) {
     const uint64_t key = m_key ? *m_key : r_.m_keys.key(path).value_or(0);
-    if (!backlog_.empty() || d_.queued() >= kQueuedGets) {
+    if (!backlog_empty() || d_.queued() >= kQueuedGets) {
       backlog_.push_back({path, attr, mod, via, std::move(on_data), key, std::move(on_silent)});
       return;
     }
@@ -88,12 +87,16 @@ class Walker {
   };
 
   void send_backlog() {
-    while (!backlog_.empty() && d_.queued() < kQueuedGets) {
-      DeferredGet g = std::move(backlog_.front());
-      backlog_.pop_front();
+    while (backlog_next_ < backlog_.size() && d_.queued() < kQueuedGets) {
+      DeferredGet& g = backlog_[backlog_next_++];
       submit(g.path, g.attr, g.mod, g.via, std::move(g.on_data), g.m_key, std::move(g.on_silent));
     }
+    if (backlog_next_ == backlog_.size()) {  // all sent: the room is kept for the next breadth
+      backlog_.clear();
+      backlog_next_ = 0;
+    }
   }
+  bool backlog_empty() const { return backlog_next_ == backlog_.size(); }
 
   void submit(const DrPath& path, uint16_t attr, uint32_t mod, PortRef via, Handler on_data, uint64_t m_key,
               std::function<void()> on_silent) {
@@ -306,7 +309,10 @@ class Walker {
   }
 
   MadDispatcher& d_;
-  std::deque<DeferredGet> backlog_;
+  // A FIFO: Gets from backlog_next_ on wait (a deque allocated a block
+  // per three of them).
+  std::vector<DeferredGet> backlog_;
+  size_t backlog_next_ = 0;
   DiscoveryOptions options_;
   LogSink& log_;
   DiscoveryResult r_;
