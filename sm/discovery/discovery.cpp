@@ -36,7 +36,9 @@ class Walker {
  private:
   DiscoveryResult finish() {
     d_.run_until_idle();
-    while (!backlog_empty()) {  // never left behind (each answer sends on from it), but idle means done
+    // Each answer sends on from the backlog, so the dispatcher is idle only
+    // once the backlog is empty; checked all the same, as idle must mean done.
+    while (!backlog_empty()) {
       send_backlog();
       d_.run_until_idle();
     }

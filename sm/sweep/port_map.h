@@ -34,8 +34,7 @@ class PortMap {
     return at != entries_.end() && at->first == port ? at : entries_.end();
   }
   const_iterator find(uint8_t port) const {
-    const auto at = std::lower_bound(entries_.begin(), entries_.end(), port,
-                                     [](const value_type& e, uint8_t p) { return e.first < p; });
+    const const_iterator at = first_not_below(entries_, port);
     return at != entries_.end() && at->first == port ? at : entries_.end();
   }
   size_t count(uint8_t port) const { return find(port) == end() ? 0 : 1; }
@@ -68,11 +67,16 @@ class PortMap {
   bool operator==(const PortMap&) const = default;
 
  private:
+  // The first entry at or after `port`, in `entries` (const or not).
+  template <typename Entries>
+  static auto first_not_below(Entries& entries, uint8_t port) {
+    return std::lower_bound(entries.begin(), entries.end(), port,
+                            [](const value_type& e, uint8_t p) { return e.first < p; });
+  }
   iterator lower(uint8_t port) {
     // Ports mostly come in ascending order: check the back first.
     if (entries_.empty() || entries_.back().first < port) return entries_.end();
-    return std::lower_bound(entries_.begin(), entries_.end(), port,
-                            [](const value_type& e, uint8_t p) { return e.first < p; });
+    return first_not_below(entries_, port);
   }
 
   std::vector<value_type> entries_;  // by port, ascending

@@ -243,6 +243,38 @@ Status load_if_present(const std::filesystem::path& base, const char* name, Pars
   return {};
 }
 
+// Everything but the switch tables: guid2lid, guid2mkey, the port settings.
+// A full save writes them beside the tables (SmCacheSaver::save).
+Status save_other_files(const std::filesystem::path& base, const SweepState& state) {
+  std::ostringstream g2l;
+  write_guid2lid(state.guid2lid, g2l);
+  IBSM_RETURN_IF_ERROR(write_atomically(base / kGuid2Lid, g2l.str()));
+  // Keys are secrets: the file is readable by its owner only.
+  IBSM_RETURN_IF_ERROR(write_atomically(base / kGuid2MKey, format_guid2mkey(state.m_keys)));
+  std::error_code ec;
+  std::filesystem::permissions(base / kGuid2MKey, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
+                               ec);
+
+  // Streamed too: 275k ports on 42k LIDs are some 20 MB of text, built
+  // whole at the peak of `ibsm run -o` (in a string that doubles as it grows).
+  return write_file_atomically((base / kPortSettings).string(), [&state](const PutText& put) {
+    put("# ibsm: PortInfo fields asked of each port and what it then held (guid port asked held)\n");
+    std::string chunk;  // some 64 kB a write
+    for (const auto& [guid, by_port] : state.ports)
+      for (const auto& [port, m] : by_port) {
+        fmt::format_to(std::back_inserter(chunk), "0x{:016x} {} ", guid.value, port);
+        append_fields(chunk, m.asked);
+        chunk += ' ';
+        append_fields(chunk, m.held);
+        chunk += '\n';
+        if (chunk.size() < (1u << 16)) continue;
+        put(chunk);
+        chunk.clear();
+      }
+    put(chunk);
+  });
+}
+
 }  // namespace
 
 Status load_sm_cache(const std::string& dir, SweepState& state, std::vector<std::string>& warnings) {
@@ -319,38 +351,6 @@ Status SmCacheSaver::save(const std::string& dir, const SweepState& state) {
   IBSM_RETURN_IF_ERROR(journal);
   IBSM_RETURN_IF_ERROR(tables);
   return others;
-}
-
-// Everything but the switch tables: guid2lid, guid2mkey, the port settings.
-// Touches no member: it runs beside save_full.
-Status SmCacheSaver::save_other_files(const std::filesystem::path& base, const SweepState& state) {
-  std::ostringstream g2l;
-  write_guid2lid(state.guid2lid, g2l);
-  IBSM_RETURN_IF_ERROR(write_atomically(base / kGuid2Lid, g2l.str()));
-  // Keys are secrets: the file is readable by its owner only.
-  IBSM_RETURN_IF_ERROR(write_atomically(base / kGuid2MKey, format_guid2mkey(state.m_keys)));
-  std::error_code ec;
-  std::filesystem::permissions(base / kGuid2MKey, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
-                               ec);
-
-  // Streamed too: 275k ports on 42k LIDs are some 20 MB of text, built
-  // whole at the peak of `ibsm run -o` (in a string that doubles as it grows).
-  return write_file_atomically((base / kPortSettings).string(), [&state](const PutText& put) {
-    put("# ibsm: PortInfo fields asked of each port and what it then held (guid port asked held)\n");
-    std::string chunk;  // some 64 kB a write
-    for (const auto& [guid, by_port] : state.ports)
-      for (const auto& [port, m] : by_port) {
-        fmt::format_to(std::back_inserter(chunk), "0x{:016x} {} ", guid.value, port);
-        append_fields(chunk, m.asked);
-        chunk += ' ';
-        append_fields(chunk, m.held);
-        chunk += '\n';
-        if (chunk.size() < (1u << 16)) continue;
-        put(chunk);
-        chunk.clear();
-      }
-    put(chunk);
-  });
 }
 
 Status SmCacheSaver::save_full(const std::string& dir, const SweepState& state) {

@@ -4,7 +4,6 @@
 // configured fabric rewrites no table.
 #pragma once
 
-#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -62,7 +61,6 @@ class SmCacheSaver {
     std::vector<uint64_t> block_hash;
   };
   Status save_full(const std::string& dir, const SweepState& state);
-  static Status save_other_files(const std::filesystem::path& base, const SweepState& state);
   // The journal records of the changes from what was saved to `state`
   // (empty: none; none either without `write`); `saved_` then describes `state`.
   std::string journal_records(const SweepState& state, bool write);
