@@ -175,9 +175,19 @@ class HeavySweep {
     auto a = assign_lids(f, o, &state_.guid2lid);
     if (!a.ok()) return a.status();
     for (const auto& w : a->warnings) log(log_, LogLevel::warn, Subsystem::sweep, "{}", w);
-    for (const auto& c : a->changes)
-      log(log_, c.reason == LidDropReason::moved ? LogLevel::warn : LogLevel::info, Subsystem::sweep, "{}",
-          describe(c));
+    // A port's first LID is no news on a fresh fabric: like OpenSM's
+    // "Assigned port" lines (verbose), each is a debug line, and they are
+    // counted in one info line (a cold bring-up of 42k LIDs logged 42k
+    // lines, some 80 ms). A LID taken from a port is news.
+    size_t first_lids = 0;
+    for (const auto& c : a->changes) {
+      if (c.reason == LidDropReason::no_lid) ++first_lids;
+      const LogLevel level = c.reason == LidDropReason::moved    ? LogLevel::warn
+                             : c.reason == LidDropReason::no_lid ? LogLevel::debug
+                                                                 : LogLevel::info;
+      if (log_.enabled(level, Subsystem::sweep)) log(log_, level, Subsystem::sweep, "{}", describe(c));
+    }
+    if (first_lids != 0) log(log_, LogLevel::info, Subsystem::sweep, "{} ports without a lid got one", first_lids);
     configured_ = f;
     IBSM_RETURN_IF_ERROR(apply_lids(*a, configured_));
     const AssignedLid* sm = a->find(o.sm_port_guid);

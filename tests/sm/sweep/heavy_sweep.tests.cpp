@@ -3,6 +3,7 @@
 // CA-to-CA pair; a second sweep of the unchanged fabric sets nothing.
 #include "sm/sweep/heavy_sweep.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 #include <string>
@@ -95,6 +96,38 @@ class LinesSink final : public LogSink {
   }
   std::vector<std::string> lines;
 };
+
+// Every line logged with its level.
+class LevelsSink final : public LogSink {
+ public:
+  bool enabled(LogLevel, Subsystem) const override { return true; }
+  void write(LogLevel level, Subsystem, std::string_view message) override { lines.emplace_back(level, message); }
+  size_t count(LogLevel level, std::string_view part) const {
+    return static_cast<size_t>(std::count_if(lines.begin(), lines.end(), [&](const auto& l) {
+      return l.first == level && l.second.find(part) != std::string::npos;
+    }));
+  }
+  std::vector<std::pair<LogLevel, std::string>> lines;
+};
+
+TEST_CASE("a fresh fabric's first lids are counted in one info line, each port's told at debug level",
+          "[sweep][heavy][lids]") {
+  SweepHarness h(must(topogen::kary_ntree({.k = 4, .n = 2})));
+  LevelsSink log;
+  auto r = heavy_sweep(h.dispatcher(), h.sim().clock(), h.state(), h.config(), log);
+  REQUIRE(r.ok());
+  const size_t ports = r->lids.changes.size();
+  REQUIRE(ports == r->discovery.fabric.node_count());  // one lid-owning port per node here, each new
+  CHECK(log.count(LogLevel::info, "had no lid") == 0);
+  CHECK(log.count(LogLevel::debug, "had no lid") == ports);
+  CHECK(log.count(LogLevel::info, fmt::format("{} ports without a lid got one", ports)) == 1);
+
+  // The next sweep keeps every lid: no line of either kind.
+  log.lines.clear();
+  REQUIRE(heavy_sweep(h.dispatcher(), h.sim().clock(), h.state(), h.config(), log).ok());
+  CHECK(log.count(LogLevel::debug, "had no lid") == 0);
+  CHECK(log.count(LogLevel::info, "without a lid") == 0);
+}
 
 TEST_CASE("a route check handed aside runs while the switches are programmed, settled after activation",
           "[sweep][heavy][routing]") {
