@@ -521,24 +521,31 @@ class HeavySweep {
                                                 held_p_keys(f), PartitionCaps{}});
     };
     PartitionPlan plan = plan_now();
-    bool learnt_any = false;
+    // The plan is made again with what was learnt (keys the ports hold keep
+    // their index), unless every table learnt is the one planned for its
+    // port: planned against it, that table would keep every key where it
+    // is, and the plan would come out the same. So a fresh fabric, whose
+    // ports hold the reset table the default partition wants, is planned
+    // once (at 42k LIDs a plan is some 250k small tables).
+    bool learnt_other = false;
     for (uint32_t i = 0; i < n_nodes; ++i) {
       const Node& node = f.node(NodeIndex{i});
       for (size_t p = 0; p < plan.tables[i].size(); ++p) {
         const auto port = static_cast<uint8_t>(p);
         if (plan.tables[i][p].empty() || known_table(node.node_guid, port)) continue;
         if (config_.trust_reset_p_key_tables && fresh_from_reset(NodeIndex{i}, port)) {
-          state_.p_key_tables[node.node_guid][port] = reset_p_key_table(plan.tables[i][p].size());
+          std::vector<uint16_t> reset = reset_p_key_table(plan.tables[i][p].size());
+          learnt_other |= reset != plan.tables[i][p];
+          state_.p_key_tables[node.node_guid][port] = std::move(reset);
           ++report_.pkey_tables_taken_reset;
-          learnt_any = true;
         } else {
-          learnt_any |= read_p_key_table(NodeIndex{i}, port, plan.tables[i][p].size());
+          learnt_other |= read_p_key_table(NodeIndex{i}, port, plan.tables[i][p].size());
         }
       }
     }
-    if (learnt_any) {
+    if (learnt_other) {
       smp_.run();
-      plan = plan_now();  // keys the ports hold keep their index
+      plan = plan_now();
     }
     for (auto& p : plan.problems) problem(std::move(p));
     for (uint32_t i = 0; i < n_nodes; ++i)
