@@ -7,20 +7,26 @@ namespace ibsm {
 Result<MulticastForwarding> MulticastForwarding::create(std::shared_ptr<const SubnetSnapshot> subnet,
                                                         std::shared_ptr<const routing::RoutingEngine> engine) {
   if (!subnet) return invalid_argument_error("no subnet snapshot");
-  auto graph = routing::RoutingGraph::build(subnet->fabric);
-  if (!graph.ok()) return graph.status();
   MulticastForwarding f;
   f.subnet_ = std::move(subnet);
-  f.graph_ = std::make_unique<routing::RoutingGraph>(std::move(*graph));
-  std::vector<routing::SwitchId> roots;
-  if (engine) roots = engine->multicast_roots(routing::RoutingInput{*f.graph_});
-  for (routing::SwitchId r : roots) {
-    if (r >= f.graph_->switch_count()) return internal_error(fmt::format("multicast root {} is no switch", r));
-  }
-  f.builder_ = std::make_unique<routing::MulticastTreeBuilder>(*f.graph_, std::move(roots));
   f.engine_ = std::move(engine);
   f.tables_ = MulticastTables(f.subnet_->fabric.node_count());
   return f;
+}
+
+Status MulticastForwarding::prepare_trees() {
+  if (builder_) return {};
+  auto graph = routing::RoutingGraph::build(subnet_->fabric);
+  if (!graph.ok()) return graph.status();
+  auto built = std::make_unique<routing::RoutingGraph>(std::move(*graph));
+  std::vector<routing::SwitchId> roots;
+  if (engine_) roots = engine_->multicast_roots(routing::RoutingInput{*built});
+  for (routing::SwitchId r : roots) {
+    if (r >= built->switch_count()) return internal_error(fmt::format("multicast root {} is no switch", r));
+  }
+  graph_ = std::move(built);
+  builder_ = std::make_unique<routing::MulticastTreeBuilder>(*graph_, std::move(roots));
+  return {};
 }
 
 Status MulticastForwarding::update(std::span<const MulticastGroupMembers> groups) {
@@ -34,6 +40,10 @@ Status MulticastForwarding::update(std::span<const MulticastGroupMembers> groups
     Group next;
     next.members = g.members;
     if (!g.members.empty()) {
+      if (Status ready = prepare_trees(); !ready.ok()) {
+        if (first_error.ok()) first_error = ready;
+        continue;
+      }
       const routing::RoutingInput input{.graph = *graph_, .multicast = builder_.get()};
       auto tree = engine_ ? engine_->multicast_tree(input, g.mlid, g.members)
                           : routing::shortest_path_multicast_tree(input, g.mlid, g.members);

@@ -23,26 +23,31 @@ namespace ibsm {
 class MulticastForwarding {
  public:
   // No groups yet. The trees come from `engine`'s multicast hooks (its
-  // roots, its trees), null: the defaults (routing/multicast_tree.h). Fails
-  // when the snapshot's fabric gives no routing graph.
+  // roots, its trees), null: the defaults (routing/multicast_tree.h).
   static Result<MulticastForwarding> create(std::shared_ptr<const SubnetSnapshot> subnet,
                                             std::shared_ptr<const routing::RoutingEngine> engine = nullptr);
 
   // Puts each group's tree in place of what the group had (a group with no
   // members leaves the tables); the other groups stay as they are. A group
   // whose tree cannot be computed keeps its old entries; the first such
-  // error is returned after every other group was updated.
+  // error is returned after every other group was updated. The routing
+  // graph and the roots are made for the first group with members (a
+  // snapshot that gives no routing graph fails there): a subnet whose
+  // groups have none yet, as at every bring-up, needs no tree, and finding
+  // the central switches at 42k LIDs is a search from each of thousands of
+  // switches.
   Status update(std::span<const MulticastGroupMembers> groups);
 
   const MulticastTables& tables() const { return tables_; }
   const SubnetSnapshot& subnet() const { return *subnet_; }
   const std::shared_ptr<const SubnetSnapshot>& subnet_ptr() const { return subnet_; }
-  const routing::RoutingGraph& graph() const { return *graph_; }
   // Every group with members, by MLID, as last given to update().
   std::vector<MulticastGroupMembers> groups() const;
 
  private:
   MulticastForwarding() = default;
+  // Makes graph_ and builder_ once.
+  Status prepare_trees();
 
   struct Group {
     std::vector<PortRef> members;
@@ -50,7 +55,9 @@ class MulticastForwarding {
   };
 
   std::shared_ptr<const SubnetSnapshot> subnet_;
-  std::unique_ptr<routing::RoutingGraph> graph_;  // of subnet_->fabric; a fixed address for builder_
+  // Of subnet_->fabric, at a fixed address for builder_; both null until a
+  // group with members needs a tree.
+  std::unique_ptr<routing::RoutingGraph> graph_;
   std::unique_ptr<routing::MulticastTreeBuilder> builder_;
   std::shared_ptr<const routing::RoutingEngine> engine_;  // null: the defaults
   MulticastTables tables_;

@@ -1,0 +1,64 @@
+// MulticastForwarding makes the routing graph and the roots its trees need
+// only once a group has members: a bring-up, whose groups have none yet,
+// pays for neither.
+#include "sm/multicast/multicast_forwarding.h"
+
+#include <memory>
+
+#include <catch2/catch.hpp>
+
+#include "sm/topogen/generators.h"
+
+using namespace ibsm;
+
+namespace {
+
+// No routing of its own: it counts how often the roots are asked for.
+class CountingRoots final : public routing::RoutingEngine {
+ public:
+  std::string_view name() const override { return "counting"; }
+  Result<routing::UnicastTables> compute(const routing::RoutingInput&) override {
+    return internal_error("not a routing engine");
+  }
+  std::vector<routing::SwitchId> multicast_roots(const routing::RoutingInput& input) const override {
+    ++asked;
+    return {input.graph.switch_count() - 1};  // the last switch
+  }
+  mutable int asked = 0;
+};
+
+}  // namespace
+
+TEST_CASE("multicast trees are rooted only once a group has members, and once for every group after",
+          "[multicast][forwarding]") {
+  auto fabric = topogen::kary_ntree({.k = 4, .n = 2});
+  REQUIRE(fabric.ok());
+  auto snapshot = std::make_shared<SubnetSnapshot>();
+  snapshot->fabric = std::move(*fabric);
+  // LIDs in a row, as a sweep gives them: the graph needs them.
+  uint16_t lid = 1;
+  std::vector<PortRef> cas;
+  for (uint32_t i = 0; i < snapshot->fabric.node_count(); ++i) {
+    Node& node = snapshot->fabric.node(NodeIndex{i});
+    if (node.is_switch()) {
+      node.port(0).base_lid = Lid{lid++};
+    } else {
+      node.port(1).base_lid = Lid{lid++};
+      cas.push_back({NodeIndex{i}, 1});
+    }
+  }
+  auto engine = std::make_shared<CountingRoots>();
+  auto forwarding = MulticastForwarding::create(snapshot, engine);
+  REQUIRE(forwarding.ok());
+
+  const Lid mlid{0xC001};
+  REQUIRE(forwarding->update(std::vector<MulticastGroupMembers>{{mlid, {}}}).ok());
+  CHECK(engine->asked == 0);
+
+  REQUIRE(forwarding->update(std::vector<MulticastGroupMembers>{{mlid, {cas[0], cas[1]}}}).ok());
+  CHECK(engine->asked == 1);
+  const Lid other{0xC002};
+  REQUIRE(forwarding->update(std::vector<MulticastGroupMembers>{{other, {cas[2], cas.back()}}}).ok());
+  CHECK(engine->asked == 1);
+  CHECK(forwarding->groups().size() == 2);
+}
