@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "sm/topogen/generators.h"
+#include "tests/routing/routing_fixtures.h"
 
 using namespace ibsm;
 
@@ -35,18 +36,10 @@ TEST_CASE("multicast trees are rooted only once a group has members, and once fo
   REQUIRE(fabric.ok());
   auto snapshot = std::make_shared<SubnetSnapshot>();
   snapshot->fabric = std::move(*fabric);
-  // LIDs in a row, as a sweep gives them: the graph needs them.
-  uint16_t lid = 1;
+  routing::testing::assign_lids(snapshot->fabric);  // the graph needs them
   std::vector<PortRef> cas;
-  for (uint32_t i = 0; i < snapshot->fabric.node_count(); ++i) {
-    Node& node = snapshot->fabric.node(NodeIndex{i});
-    if (node.is_switch()) {
-      node.port(0).base_lid = Lid{lid++};
-    } else {
-      node.port(1).base_lid = Lid{lid++};
-      cas.push_back({NodeIndex{i}, 1});
-    }
-  }
+  for (uint32_t i = 0; i < snapshot->fabric.node_count(); ++i)
+    if (!snapshot->fabric.node(NodeIndex{i}).is_switch()) cas.push_back({NodeIndex{i}, 1});
   auto engine = std::make_shared<CountingRoots>();
   auto forwarding = MulticastForwarding::create(snapshot, engine);
   REQUIRE(forwarding.ok());

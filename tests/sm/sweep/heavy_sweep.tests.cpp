@@ -3,7 +3,6 @@
 // CA-to-CA pair; a second sweep of the unchanged fabric sets nothing.
 #include "sm/sweep/heavy_sweep.h"
 
-#include <algorithm>
 #include <functional>
 #include <set>
 #include <string>
@@ -83,37 +82,38 @@ TEST_CASE("one heavy sweep brings generated fabrics up", "[sweep][heavy]") {
   }
 }
 
-// Every line logged, in order, whatever the subsystem.
+// Every line logged, in order, whatever the subsystem, with its level.
 class LinesSink final : public LogSink {
  public:
   bool enabled(LogLevel, Subsystem) const override { return true; }
-  void write(LogLevel, Subsystem, std::string_view message) override { lines.emplace_back(message); }
+  void write(LogLevel level, Subsystem, std::string_view message) override {
+    lines.emplace_back(message);
+    levels.push_back(level);
+  }
   // The first line that starts with `head`, by number (lines.size(): none).
   size_t first(std::string_view head) const {
     for (size_t i = 0; i < lines.size(); ++i)
       if (lines[i].rfind(head, 0) == 0) return i;
     return lines.size();
   }
-  std::vector<std::string> lines;
-};
-
-// Every line logged with its level.
-class LevelsSink final : public LogSink {
- public:
-  bool enabled(LogLevel, Subsystem) const override { return true; }
-  void write(LogLevel level, Subsystem, std::string_view message) override { lines.emplace_back(level, message); }
+  // Lines at `level` that contain `part`.
   size_t count(LogLevel level, std::string_view part) const {
-    return static_cast<size_t>(std::count_if(lines.begin(), lines.end(), [&](const auto& l) {
-      return l.first == level && l.second.find(part) != std::string::npos;
-    }));
+    size_t n = 0;
+    for (size_t i = 0; i < lines.size(); ++i) n += levels[i] == level && lines[i].find(part) != std::string::npos;
+    return n;
   }
-  std::vector<std::pair<LogLevel, std::string>> lines;
+  void clear() {
+    lines.clear();
+    levels.clear();
+  }
+  std::vector<std::string> lines;
+  std::vector<LogLevel> levels;  // of each line
 };
 
 TEST_CASE("a fresh fabric's first lids are counted in one info line, each port's told at debug level",
           "[sweep][heavy][lids]") {
   SweepHarness h(must(topogen::kary_ntree({.k = 4, .n = 2})));
-  LevelsSink log;
+  LinesSink log;
   auto r = heavy_sweep(h.dispatcher(), h.sim().clock(), h.state(), h.config(), log);
   REQUIRE(r.ok());
   const size_t ports = r->lids.changes.size();
@@ -123,7 +123,7 @@ TEST_CASE("a fresh fabric's first lids are counted in one info line, each port's
   CHECK(log.count(LogLevel::info, fmt::format("{} ports without a lid got one", ports)) == 1);
 
   // The next sweep keeps every lid: no line of either kind.
-  log.lines.clear();
+  log.clear();
   REQUIRE(heavy_sweep(h.dispatcher(), h.sim().clock(), h.state(), h.config(), log).ok());
   CHECK(log.count(LogLevel::debug, "had no lid") == 0);
   CHECK(log.count(LogLevel::info, "without a lid") == 0);
