@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "mad/base/clock.h"
-#include "sm/metrics/histogram.h"
+#include "mad/base/histogram.h"
 
 namespace ibsm {
 

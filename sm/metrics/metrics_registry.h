@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "sm/metrics/histogram.h"
+#include "mad/base/histogram.h"
 
 namespace ibsm::metrics {
 

@@ -19,7 +19,7 @@
 #include "mad/base/types.h"
 #include "routing/port_routes.h"
 #include "sm/fabric/subnet_snapshot.h"
-#include "sm/manager/sweep_record.h"
+#include "sm/sweep/sweep_record.h"
 #include "sm/sweep/sweep_problem.h"
 #include "sm/status_page/fabric_picture.h"
 

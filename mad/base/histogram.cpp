@@ -1,4 +1,4 @@
-#include "sm/metrics/histogram.h"
+#include "mad/base/histogram.h"
 
 #include <algorithm>
 #include <cassert>

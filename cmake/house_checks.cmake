@@ -1,0 +1,133 @@
+# The checks that keep the house in order (doc/design.md, "Layers"):
+#  - ibsm_targets.txt in the build tree: every target of the project with its
+#    folder, sources and link libraries, which scripts/check_layers.py reads
+#    to judge every include against the links and the layer table;
+#  - with IBSM_HEADER_CHECK=ON, a target `header_check` that compiles every
+#    header of every library alone (twice in one file, so a missing include
+#    guard shows too), with no precompiled header to hide a missing include.
+#
+# A library's headers are the .h files among its sources and the .h beside
+# each of its .cpp files; a header with no .cpp of its own is listed among the
+# sources of the library it belongs to (or of an INTERFACE library).
+
+option(IBSM_HEADER_CHECK "Add the header_check target: every library header compiled alone" OFF)
+
+# Every buildsystem target defined in `dir` and below.
+function(ibsm_targets_below dir out)
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    ibsm_targets_below(${sub} below)
+    list(APPEND targets ${below})
+  endforeach()
+  set(${out} ${targets} PARENT_SCOPE)
+endfunction()
+
+# The absolute paths of a target's sources, and of its headers (see above).
+function(ibsm_target_files target sources_out headers_out)
+  get_target_property(dir ${target} SOURCE_DIR)
+  get_target_property(sources ${target} SOURCES)
+  set(absolute)
+  set(headers)
+  if(sources)
+    foreach(s IN LISTS sources)
+      if(s MATCHES "^\\$<")  # $<TARGET_OBJECTS:...> and kin: not files of this target
+        continue()
+      endif()
+      cmake_path(ABSOLUTE_PATH s BASE_DIRECTORY ${dir} NORMALIZE OUTPUT_VARIABLE path)
+      list(APPEND absolute ${path})
+      if(path MATCHES "\\.h$")
+        list(APPEND headers ${path})
+      elseif(path MATCHES "\\.cpp$")
+        string(REGEX REPLACE "\\.cpp$" ".h" header ${path})
+        if(EXISTS ${header})
+          list(APPEND headers ${header})
+        endif()
+      endif()
+    endforeach()
+  endif()
+  set(${sources_out} ${absolute} PARENT_SCOPE)
+  set(${headers_out} ${headers} PARENT_SCOPE)
+endfunction()
+
+# The project targets' graph, one fact a line:
+#   target NAME TYPE FOLDER | source PATH | link NAME
+function(ibsm_write_target_graph)
+  ibsm_targets_below(${PROJECT_SOURCE_DIR} targets)
+  set(text "# written by cmake/house_checks.cmake; read by scripts/check_layers.py\n")
+  foreach(t IN LISTS targets)
+    get_target_property(type ${t} TYPE)
+    if(type STREQUAL "UTILITY")
+      continue()
+    endif()
+    get_target_property(dir ${t} SOURCE_DIR)
+    file(RELATIVE_PATH folder ${PROJECT_SOURCE_DIR} ${dir})
+    string(APPEND text "target ${t} ${type} ${folder}\n")
+    ibsm_target_files(${t} sources headers)
+    foreach(s IN LISTS sources headers)
+      file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${s})
+      string(APPEND text "source ${rel}\n")
+    endforeach()
+    set(links)
+    if(NOT type STREQUAL "INTERFACE_LIBRARY")
+      get_target_property(direct ${t} LINK_LIBRARIES)
+      if(direct)
+        list(APPEND links ${direct})
+      endif()
+    endif()
+    get_target_property(interface ${t} INTERFACE_LINK_LIBRARIES)
+    if(interface)
+      list(APPEND links ${interface})
+    endif()
+    list(REMOVE_DUPLICATES links)
+    foreach(l IN LISTS links)
+      string(REGEX REPLACE "^\\$<LINK_ONLY:(.*)>$" "\\1" l "${l}")
+      if(TARGET ${l} AND NOT l MATCHES "::")
+        string(APPEND text "link ${l}\n")
+      endif()
+    endforeach()
+  endforeach()
+  file(WRITE ${CMAKE_BINARY_DIR}/ibsm_targets.txt "${text}")
+endfunction()
+
+# header_check: one object library per library (and per executable of tools/),
+# a generated file per header.
+function(ibsm_add_header_check)
+  add_custom_target(header_check)
+  ibsm_targets_below(${PROJECT_SOURCE_DIR} targets)
+  foreach(t IN LISTS targets)
+    get_target_property(type ${t} TYPE)
+    get_target_property(dir ${t} SOURCE_DIR)
+    if(NOT type MATCHES "^(STATIC_LIBRARY|INTERFACE_LIBRARY|EXECUTABLE)$" OR dir MATCHES "^${PROJECT_SOURCE_DIR}/(tests|bench)")
+      continue()
+    endif()
+    ibsm_target_files(${t} sources headers)
+    set(generated)
+    foreach(h IN LISTS headers)
+      file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${h})
+      set(out ${CMAKE_BINARY_DIR}/header_check/${rel}.cpp)
+      file(CONFIGURE OUTPUT ${out} CONTENT "#include \"${rel}\"\n#include \"${rel}\"\n")
+      list(APPEND generated ${out})
+    endforeach()
+    if(NOT generated)
+      continue()
+    endif()
+    add_library(${t}_header_check OBJECT EXCLUDE_FROM_ALL ${generated})
+    set_target_properties(${t}_header_check PROPERTIES UNITY_BUILD OFF)
+    if(type STREQUAL "EXECUTABLE")  # its headers, with what it links
+      target_link_libraries(${t}_header_check PRIVATE $<TARGET_PROPERTY:${t},LINK_LIBRARIES>)
+      target_include_directories(${t}_header_check PRIVATE $<TARGET_PROPERTY:${t},INCLUDE_DIRECTORIES>)
+      target_compile_definitions(${t}_header_check PRIVATE $<TARGET_PROPERTY:${t},COMPILE_DEFINITIONS>)
+    else()
+      target_link_libraries(${t}_header_check PRIVATE ${t})
+    endif()
+    get_target_property(core ${t} IBSM_CORE)
+    target_compile_options(${t}_header_check PRIVATE ${IBSM_WARNINGS} $<$<BOOL:${core}>:${IBSM_CORE_FLAGS}>)
+    add_dependencies(header_check ${t}_header_check)
+  endforeach()
+endfunction()
+
+ibsm_write_target_graph()
+if(IBSM_HEADER_CHECK)
+  ibsm_add_header_check()
+endif()
