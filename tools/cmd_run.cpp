@@ -275,8 +275,8 @@ void restore_sa(SubnetManager& sm, const SmConfig& config, const Clock& clock, L
 
 // -o: the first sweep settled it, one way or the other.
 bool once_done(const SubnetManager& sm) {
-  return sm.last_sweep() || !sm.last_error().empty() || sm.state() == wire::sm_state::standby ||
-         sm.state() == wire::sm_state::not_active;
+  return sm.last_sweep() || !sm.last_error().empty() || sm.state() == SmState::standby ||
+         sm.state() == SmState::not_active;
 }
 
 int once_result(const SubnetManager& sm) {
@@ -287,7 +287,7 @@ int once_result(const SubnetManager& sm) {
     std::printf("SUBNET NOT UP: the sm at port %s (lid %u) is master\n",
                 fmt::format("{}", sm.master()->port_guid).c_str(), static_cast<unsigned>(sm.master()->lid.value));
   } else {
-    std::printf("SUBNET NOT UP: this sm is %s\n", wire::sm_state_name(sm.state()));
+    std::printf("SUBNET NOT UP: this sm is %s\n", sm_state_name(sm.state()));
   }
   return 1;
 }
@@ -356,7 +356,7 @@ void run_loop(SubnetManager& sm, Transport& port, const Clock& clock, Until unti
 // The state systemd shows (systemctl status): the SM's state and, as master,
 // the subnet the last sweep left.
 std::string status_line(const SubnetManager& sm) {
-  std::string line = wire::sm_state_name(sm.state());
+  std::string line = sm_state_name(sm.state());
   if (const SweepReport* r = sm.last_sweep()) {
     line += fmt::format(": SUBNET {}, {} nodes, sm lid {}", sm.subnet_up() ? "UP" : "NOT UP",
                         r->subnet->fabric.node_count(), r->sm_lid.value);
@@ -544,13 +544,13 @@ int cmd_run(int argc, char** argv) {
     // The daemon in virtual time: as long as --sim-time says (60 s by
     // default), in far less real time.
     const Micros end = sim.now() + Micros{sim_time ? *sim_time : 60} * 1'000'000;
-    m.set_state_listener([&](uint8_t, uint8_t to) {
-      std::printf("%.6f s: %s\n", static_cast<double>(sim.now()) / 1e6, wire::sm_state_name(to));
+    m.set_state_listener([&](SmState, SmState to) {
+      std::printf("%.6f s: %s\n", static_cast<double>(sim.now()) / 1e6, sm_state_name(to));
     });
     run_loop(m, port, sim.clock(), [&] { return sim.now() >= end; }, {[&] { on_hup(m); }, on_reopen_log, {}});
     const ManagerCounters& c = m.counters();
     std::printf("after %.3f virtual s: %s, %llu heavy sweeps, %llu light sweeps, %llu mads sent\n",
-                static_cast<double>(sim.now()) / 1e6, wire::sm_state_name(m.state()),
+                static_cast<double>(sim.now()) / 1e6, sm_state_name(m.state()),
                 static_cast<unsigned long long>(c.heavy_sweeps), static_cast<unsigned long long>(c.light_sweeps),
                 static_cast<unsigned long long>(m.dispatcher().stats().sent));
     return m.subnet_up() ? 0 : 1;
@@ -606,7 +606,7 @@ int cmd_run(int argc, char** argv) {
       // Not the status line: "SUBNET UP" in the log is one per sweep, as
       // OpenSM's, and watchers (and the tests) count it.
       ibsm::log(log, LogLevel::info, Subsystem::tools, "ready: {} after the first sweep, systemd notified",
-                wire::sm_state_name(m.state()));
+                sm_state_name(m.state()));
     }
   };
   // The control socket (ibsm ctl): its own I/O thread; the commands run here, between polls.

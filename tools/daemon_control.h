@@ -74,7 +74,7 @@ class DaemonControl {
   Lid lid_;
   Micros lid_read_at_ = -1'000'000'000;
   Micros published_at_ = -1'000'000'000;
-  std::tuple<uint8_t, uint64_t, uint64_t, uint64_t, uint64_t, Micros, size_t, std::string> published_seen_;
+  std::tuple<SmState, uint64_t, uint64_t, uint64_t, uint64_t, Micros, size_t, std::string> published_seen_;
   std::mutex mu_;
   std::shared_ptr<const ManagerStatus> status_;  // guarded by mu_
 };

@@ -39,7 +39,7 @@ class DaemonPages {
  private:
   explicit DaemonPages(std::unique_ptr<HttpListener> listener) : listener_(std::move(listener)) {}
   // What moves when there is something new to show.
-  using Fingerprint = std::tuple<uint8_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t>;
+  using Fingerprint = std::tuple<SmState, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t>;
   static Fingerprint fingerprint(const SubnetManager& sm);
 
   std::unique_ptr<HttpListener> listener_;

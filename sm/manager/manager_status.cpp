@@ -34,7 +34,7 @@ void self_json(fmt::memory_buffer& b, const ManagerStatus& s) {
   fmt::format_to(it,
                  "\"state\": \"{}\", \"priority\": {}, \"advertised_priority\": {}, \"port_guid\": \"{}\", "
                  "\"lid\": {}, \"act_count\": {}, \"master\": ",
-                 wire::sm_state_name(s.state), s.priority, s.advertised_priority, s.port_guid, s.lid, s.act_count);
+                 sm_state_name(s.state), s.priority, s.advertised_priority, s.port_guid, s.lid, s.act_count);
   if (s.master) {
     peer_json(b, *s.master);
   } else {
@@ -150,7 +150,7 @@ std::string status_text(const ManagerStatus& s, Micros now) {
   fmt::memory_buffer b;
   auto it = std::back_inserter(b);
   // OpenSM's console `status` leads with the state and the sweep counts.
-  fmt::format_to(it, "SM state        : {}\n", wire::sm_state_name(s.state));
+  fmt::format_to(it, "SM state        : {}\n", sm_state_name(s.state));
   fmt::format_to(it, "SM priority     : {} (advertised {})\n", s.priority, s.advertised_priority);
   fmt::format_to(it, "SM port         : guid {} lid {}\n", s.port_guid, s.lid);
   if (s.master) fmt::format_to(it, "Master SM       : guid {} lid {} priority {}\n", s.master->port_guid, s.master->lid, s.master->priority);
@@ -197,7 +197,7 @@ std::string sminfo_text(const ManagerStatus& s) {
     fmt::format_to(it, "sminfo: sm lid {} sm guid {}, activity count {} priority {} state {} {}{}\n", lid, guid, act,
                    prio, state, sminfo_state_name(state), who);
   };
-  line(s.lid, s.port_guid, s.act_count, s.advertised_priority, s.state, " (this sm)");
+  line(s.lid, s.port_guid, s.act_count, s.advertised_priority, to_wire(s.state), " (this sm)");
   for (const SmPeerStatus& p : s.other_sms) {
     const bool followed = s.master && s.master->port_guid == p.port_guid;
     line(p.lid, p.port_guid, p.act_count, p.priority, p.state, followed ? " (followed)" : "");

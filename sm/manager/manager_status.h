@@ -25,7 +25,7 @@ struct SmPeerStatus {
 
 struct ManagerStatus {
   // This SM.
-  uint8_t state = 0;
+  SmState state = SmState::not_active;
   uint8_t priority = 0;             // sm_priority as configured
   uint8_t advertised_priority = 0;  // in its SMInfo (elevated, or 0 after an operator's handover)
   Guid port_guid;

@@ -21,7 +21,7 @@ void SubnetManager::poll_storms(Micros now, uint64_t trap_requests) {
   if (!is_master()) return;
   // Each trap beyond the first, and the first too when a sweep is already
   // due, joins the sweep due: one sweep follows however many came.
-  if (trap_requests > 0) counters_.sweep_requests_coalesced += trap_requests - 1 + (heavy_due_ ? 1 : 0);
+  scheduler_.traps_arrived(trap_requests);
   // A series of ignored traps that ended: what they announced is looked at once.
   if (traps_.take_owed_sweep(now)) {
     log(log_, LogLevel::info, Subsystem::sweep, "a series of ignored traps ended: heavy sweep");
@@ -78,7 +78,7 @@ void SubnetManager::set_phys_state(const SubnetSnapshot* s, Guid node, PortNum p
 
 Status SubnetManager::release_quarantine(Guid node, PortNum port) {
   if (!is_master())
-    return failed_precondition_error(fmt::format("this sm is {}: only the master holds ports", wire::sm_state_name(state_)));
+    return failed_precondition_error(fmt::format("this sm is {}: only the master holds ports", state()));
   auto q = quarantine_.release(PortKey{node, port});
   if (!q.ok()) return q.status();
   log(log_, LogLevel::info, Subsystem::sweep, "{} released by the operator", describe_port(q->port, q->description));

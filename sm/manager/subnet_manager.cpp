@@ -64,6 +64,18 @@ sa::SaMirrorOptions mirror_options(const SmConfig& c) {
   return o;
 }
 
+SmRoleConfig role_config(const SmConfig& c) {
+  SmRoleConfig o;
+  o.poll_interval = Micros{c.sminfo_polling_timeout} * 1000;
+  o.transaction_timeout = Micros{c.transaction_timeout} * 1000;
+  o.polling_retry_number = c.polling_retry_number;
+  o.sm_priority = c.sm_priority;
+  o.elevated_priority = c.elevated_priority;
+  return o;
+}
+
+Micros sweep_interval(const SmConfig& c) { return Micros{c.sweep_interval} * kSecond; }
+
 }  // namespace
 
 Result<std::unique_ptr<SubnetManager>> SubnetManager::create(Transport& port, const Clock& clock,
@@ -88,7 +100,9 @@ SubnetManager::SubnetManager(Transport& port, const Clock& clock, const SmConfig
       sa_([this](const MadPacket& p) { (void)dispatcher_.send_now(p); }, sa_options(config), log),
       mirror_([this](const MadPacket& p) { (void)dispatcher_.send_now(p); }, mirror_options(config), log),
       perf_(dispatcher_, clock, log, perf_options(config)),
-      sweep_state_(std::move(state)) {
+      sweep_state_(std::move(state)),
+      role_(role_config(config), log),
+      scheduler_(sweep_interval(config), log) {
   // Every SA-class MAD: the mirror's answers first, then the SA itself. The
   // SA answers whatever the SM is doing, from the last published snapshot.
   dispatcher_.set_class_handler(wire::mgmt_class::subn_adm, [this](const MadPacket& p) { on_sa_mad(p); });
@@ -106,7 +120,7 @@ SubnetManager::SubnetManager(Transport& port, const Clock& clock, const SmConfig
   agent_.set_control_handler([this](const SmControl& c) { return on_control(c); });
   agent_.set_sm_requester_check(
       [this](const MadPacket& p, std::function<void(bool)> answer) { check_requester(p, std::move(answer)); });
-  agent_.set_state(state_);
+  agent_.set_state(to_wire(role_.state()));
   // The groups whose trees the SM programs are the SA's (a test may set others).
   multicast_groups_ = [this](const SubnetSnapshot&) { return sa_groups(); };
   ibsm::log(log_, LogLevel::info, Subsystem::state, "Entering DISCOVERING state");
@@ -114,54 +128,11 @@ SubnetManager::SubnetManager(Transport& port, const Clock& clock, const SmConfig
 
 SubnetManager::~SubnetManager() = default;
 
-Micros SubnetManager::interval() const { return Micros{config_.sweep_interval} * kSecond; }
-Micros SubnetManager::poll_interval() const { return Micros{config_.sminfo_polling_timeout} * 1000; }
-
-uint8_t SubnetManager::advertised_priority() const {
-  if (yielded_ && state_ != st::master) return 0;
-  if (state_ == st::master) return std::max(config_.sm_priority, config_.elevated_priority);
-  return config_.sm_priority;
-}
-
-void SubnetManager::enter(uint8_t to, const char* why) {
-  if (to == state_) return;
-  const uint8_t from = state_;
-  state_ = to;
-  if (to == st::master) yielded_ = false;  // master again (a takeover, a HANDOVER): its own priority
-  agent_.set_state(to);
-  agent_.set_priority(advertised_priority());
-  ++counters_.state_changes;
-  // OpenSM's wording, so operators' log watchers find it.
-  log(log_, LogLevel::info, Subsystem::state, "Entering {} state ({})", wire::sm_state_name(to), why);
-  if (to != st::master) lids_assigned_ = false;  // another SM may assign LIDs meanwhile
-  if (to != st::standby) {
-    master_.reset();
-    agent_.set_followed_master(Guid{});
-  }
-  if (to == st::standby || to == st::not_active) {
-    // Clients ask the SA at the master's LID; a standby's SA is BUSY.
-    sa_.set_snapshot(nullptr, clock_.now());
-    handover_to_.reset();
-  }
-  if (on_state_) on_state_(from, to);
-}
-
-void SubnetManager::follow(const RemoteSm& master) {
-  enter(st::standby, "another sm is master or outranks this one");
-  master_ = master;
-  agent_.set_followed_master(master.port_guid);
-  poll_failures_ = 0;
-  poll_in_flight_ = false;
-  next_poll_ = clock_.now();
-  log(log_, LogLevel::info, Subsystem::state, "following the sm at port {} (lid {}, priority {}, {})", master.port_guid,
-      master.lid, master.info.priority, wire::sm_state_name(master.info.sm_state));
-}
-
-std::optional<RemoteSm> SubnetManager::known_sm(Guid guid) const {
-  if (master_ && master_->port_guid == guid) return master_;
-  for (const RemoteSm& r : others_)
-    if (r.port_guid == guid) return r;
-  return std::nullopt;
+ManagerCounters SubnetManager::counters() const {
+  ManagerCounters c = counters_;
+  static_cast<SmRoleCounters&>(c) = role_.counters();
+  c.sweep_requests_coalesced = scheduler_.coalesced();
+  return c;
 }
 
 SweepConfig SubnetManager::sweep_config() const {
@@ -194,38 +165,51 @@ void SubnetManager::poll(Micros now) {
   serve_arrivals();
   const uint64_t trapped = agent_.take_sweep_requests();
   poll_storms(now, trapped);
-  switch (state_) {
-    case st::discovering:
-      if (now >= retry_at_) run_heavy_sweep();
+  switch (role_.state()) {
+    case SmState::discovering:
+      if (scheduler_.discovering_due(now)) run_heavy_sweep();
       break;
-    case st::master:
-      take_traps(trapped);
-      if (handover_to_) {
-        if (now >= handover_deadline_ && !handover_probe_) probe_handover();
-        break;
-      }
-      if (heavy_due_ && now >= retry_at_ && (!retry_.pending() || retry_.due(now))) {
-        if (retry_.pending() && retry_.thawed())
-          log(log_, LogLevel::info, Subsystem::sweep, "the fabric answers again: heavy sweep now");
-        run_heavy_sweep();
-      } else if (heavy_due_ && retry_.pending()) {
-        if (retry_.poll(now, dispatcher_, config_.m_key)) dispatcher_.poll();
-      } else if (!heavy_due_ && !incremental_.empty()) {
-        run_incremental_sweep();
-      } else if (!heavy_due_ && !multicast_pending_.empty()) {
-        run_multicast_changes();
-      } else if (!heavy_due_ && (light_due_ || (config_.sweep_interval > 0 && now >= next_light_))) {
-        run_light_sweep();
-      }
+    case SmState::master:
+      poll_as_master(now, trapped);
       break;
-    case st::standby:
-      poll_master(now);
+    case SmState::standby:
+      role_.timers(now);  // the poll of the master
+      carry_out_role();
       break;
-    default:  // NOT ACTIVE: only a control packet moves it
+    case SmState::not_active:  // only a control packet moves it
       break;
   }
   // The PMA sweep, between the SM's own work: what it submitted goes out now.
-  if (is_master() && !handover_to_ && perf_.poll(now, subnet_)) dispatcher_.poll();
+  if (is_master() && !role_.handover_to() && perf_.poll(now, subnet_)) dispatcher_.poll();
+}
+
+void SubnetManager::poll_as_master(Micros now, uint64_t trapped) {
+  take_traps(trapped);
+  if (role_.handover_to()) {  // no sweeps while handing over
+    role_.timers(now);        // the probe of the SM asked, when no ACKNOWLEDGE came in time
+    carry_out_role();
+    return;
+  }
+  switch (scheduler_.master_due(now, !incremental_.empty(), !multicast_pending_.empty())) {
+    case SweepScheduler::Due::heavy:
+      if (scheduler_.thawed()) log(log_, LogLevel::info, Subsystem::sweep, "the fabric answers again: heavy sweep now");
+      run_heavy_sweep();
+      break;
+    case SweepScheduler::Due::probes:
+      if (scheduler_.send_probes(now, dispatcher_, config_.m_key)) dispatcher_.poll();
+      break;
+    case SweepScheduler::Due::incremental:
+      run_incremental_sweep();
+      break;
+    case SweepScheduler::Due::multicast:
+      run_multicast_changes();
+      break;
+    case SweepScheduler::Due::light:
+      run_light_sweep();
+      break;
+    case SweepScheduler::Due::none:
+      break;
+  }
 }
 
 void SubnetManager::serve_arrivals() {
@@ -244,35 +228,31 @@ Micros SubnetManager::next_deadline() const {
   soonest(dispatcher_.next_timer());
   soonest(sa_.next_deadline());
   soonest(mirror_.next_deadline());
-  switch (state_) {
-    case st::discovering:
-      soonest(retry_at_);
+  switch (role_.state()) {
+    case SmState::discovering:
+      soonest(scheduler_.discovering_deadline());
       break;
-    case st::master:
+    case SmState::master:
       soonest(traps_.next_deadline());
       soonest(quarantine_.next_deadline());
-      if (handover_to_) {
-        if (!handover_probe_) soonest(handover_deadline_);  // else the dispatcher's timer
-      } else if (heavy_due_) {
-        soonest(std::max({retry_at_, retry_.pending() ? retry_.next_deadline() : 0, now}));
-      } else if (!multicast_pending_.empty() || light_due_ || !incremental_.empty()) {
-        soonest(now);
-      } else if (config_.sweep_interval > 0) {
-        soonest(next_light_);
+      if (role_.handover_to()) {
+        soonest(role_.next_deadline());  // the ACKNOWLEDGE's deadline (a probe: the dispatcher's timer)
+      } else {
+        soonest(scheduler_.master_deadline(now, !multicast_pending_.empty() || !incremental_.empty()));
+        if (subnet_) soonest(perf_.next_deadline());
       }
-      if (!handover_to_ && subnet_) soonest(perf_.next_deadline());
       break;
-    case st::standby:
-      if (!poll_in_flight_) soonest(next_poll_);
+    case SmState::standby:
+      soonest(role_.next_deadline());  // the next poll of the master
       break;
-    default:
+    case SmState::not_active:
       break;
   }
   return std::max(t, now);
 }
 
 void SubnetManager::run_heavy_sweep() {
-  heavy_due_ = false;
+  scheduler_.heavy_started();
   traps_.sweep_started();
   SweepConfig sc = sweep_config();
   sc.after_discovery = [this](const DiscoveryResult& d) { return elect(d); };
@@ -289,7 +269,7 @@ void SubnetManager::finish_sweep(SweepKind kind, Micros t0, Result<SweepReport> 
     last_error_ = report.status().message();
     log(log_, LogLevel::error, Subsystem::sweep, "heavy sweep failed: {}", last_error_);
     up_ = false;
-    schedule_retry(now, {});
+    scheduler_.failed(now, {}, is_master());
     return;
   }
   last_error_.clear();
@@ -299,7 +279,7 @@ void SubnetManager::finish_sweep(SweepKind kind, Micros t0, Result<SweepReport> 
     latest_discovery_ = &*standby_discovery_;
     // Still DISCOVERING (a control packet came mid-sweep, or the election
     // could not settle): look again in a second.
-    if (state_ == st::discovering) retry_at_ = now + kSecond;
+    if (role_.state() == SmState::discovering) scheduler_.discovery_only(now);
     return;
   }
   ++(kind == SweepKind::incremental ? counters_.incremental_sweeps : counters_.heavy_sweeps);
@@ -312,13 +292,13 @@ void SubnetManager::finish_sweep(SweepKind kind, Micros t0, Result<SweepReport> 
     log(log_, LogLevel::info, Subsystem::sweep, "SUBNET UP: {} nodes, {} mads in {:.3f} s{}",
         report->discovery.fabric.node_count(), report->total_mads(), static_cast<double>(now - t0) / 1e6,
         kind == SweepKind::incremental ? " (incremental sweep)" : "");
-    retry_.succeeded();
   } else {
     log(log_, LogLevel::error, Subsystem::sweep, "subnet not up: {} problems",
         std::count_if(report->problems.begin(), report->problems.end(),
                       [](const SweepProblem& p) { return p.blocks_subnet_up(); }));
-    schedule_retry(now, report->problems);
+    scheduler_.failed(now, report->problems, is_master());
   }
+  scheduler_.configured(now, up_);
   if (on_sweep_state_) on_sweep_state_(sweep_state_);
   // The SA first: its groups resolve their members in the new snapshot,
   // and the trees are built for those.
@@ -330,7 +310,6 @@ void SubnetManager::finish_sweep(SweepKind kind, Micros t0, Result<SweepReport> 
   last_ = std::move(*report);
   latest_discovery_ = &last_->discovery;
   standby_discovery_.reset();
-  next_light_ = now + interval();
   if (on_sweep_) on_sweep_(*last_, now - t0);
 }
 
@@ -363,52 +342,12 @@ void SubnetManager::count_missing(const SweepReport& report) {
   silent_peers_ = std::move(now_silent);
 }
 
-void SubnetManager::schedule_retry(Micros now, const std::vector<SweepProblem>& problems) {
-  heavy_due_ = true;
-  if (state_ != st::master) {
-    retry_at_ = now + kSecond;  // DISCOVERING: the local port is not up yet
-    return;
-  }
-  retry_.failed(now, problems, interval());
-  retry_at_ = 0;
-  log(log_, LogLevel::info, Subsystem::sweep, "heavy sweep again {} ({} failed in a row; probing the fabric every second)",
-      retry_.retry_at() <= now ? std::string("at once") : fmt::format("in {:.0f} s", (retry_.retry_at() - now) / 1e6),
-      retry_.failures());
-}
-
-bool SubnetManager::elect(const DiscoveryResult& discovery) {
-  // A control packet may have arrived during discovery (DISABLE, say).
-  if (state_ != st::discovering && state_ != st::master) return false;
-  wire::SmInfo self = agent_.sm_info(true);
-  sm_ports_ = sm_ports(discovery, self.guid);
-  others_ = read_sm_infos(dispatcher_, sm_ports_, self, presumed_dead_, log_);
-  presumed_dead_ = Guid{};
-  if (state_ == st::discovering) {
-    Election e = elect_while_discovering(self, others_);
-    if (e.verdict == Verdict::follow) {
-      follow(*e.peer);
-      return false;
-    }
-    enter(st::master, others_.empty() ? "no other sm" : "no sm outranks this one");
-    // A takeover: what the standby mirrored of the old master's SA is served
-    // from now on (services, subscriptions), so no client re-registers.
-    (void)mirror_.apply_to(sa_, clock_.now());
-    return true;
-  }
-  Election e = elect_while_master(agent_.sm_info(true), others_);
-  if (e.verdict == Verdict::hand_over) {
-    hand_over(*e.peer);
-    return false;
-  }
-  return true;
-}
-
 void SubnetManager::run_light_sweep() {
   if (!last_ || !last_->subnet) {
     want_heavy_sweep();
     return;
   }
-  light_due_ = false;
+  scheduler_.light_started();
   ++counters_.light_sweeps;
   const Micros t0 = clock_.now();
   const uint64_t sent0 = dispatcher_.stats().sent;
@@ -435,7 +374,7 @@ void SubnetManager::run_light_sweep() {
   if (r.changed) {
     plan_after_light_sweep(r);
   } else {
-    next_light_ = clock_.now() + interval();
+    scheduler_.light_quiet(clock_.now());
   }
 }
 
@@ -449,163 +388,6 @@ void SubnetManager::record_sweep(SweepKind kind, Micros started, Micros ended, u
   if (!ran) return;
   sweep_stats_[static_cast<size_t>(kind)].record(ended - started, mads);
   last_sweep_end_ = ended;
-}
-
-void SubnetManager::poll_master(Micros now) {
-  if (!master_) {
-    enter(st::discovering, "no master to follow");
-    want_heavy_sweep();
-    return;
-  }
-  if (poll_in_flight_ || now < next_poll_) return;
-  MadPacket p = sm_info_smp(wire::method::get, 0, master_->path, agent_.sm_info(true));
-  // One attempt per poll: polling_retry_number counts the misses, and a
-  // dispatcher retry would only hide one.
-  RequestOptions once;
-  once.retries = 0;
-  once.timeout = std::min<Micros>(poll_interval(), Micros{config_.transaction_timeout} * 1000);
-  poll_in_flight_ = true;
-  ++counters_.polls_sent;
-  next_poll_ = now + poll_interval();
-  dispatcher_.submit(p, [this](Result<MadPacket> r) { on_poll_answer(std::move(r)); }, once);
-}
-
-void SubnetManager::on_poll_answer(Result<MadPacket> answer) {
-  poll_in_flight_ = false;
-  if (state_ != st::standby || !master_) return;
-  std::string why;
-  auto info = sm_info_of(answer);
-  if (!info.ok()) {
-    why = info.status().message();
-  } else if (info->sm_state != st::master) {
-    why = fmt::format("it is {}", wire::sm_state_name(info->sm_state));
-  } else {
-    poll_failures_ = 0;
-    master_->info = *info;
-    // Each answered poll also refreshes the mirror of the master's SA.
-    if (!mirror_.busy()) mirror_.start(sa::sa_address(master_->lid), clock_.now());
-    return;
-  }
-  ++counters_.polls_failed;
-  ++poll_failures_;
-  log(log_, LogLevel::info, Subsystem::state, "master at port {} (lid {}): poll {} of {} failed: {}",
-      master_->port_guid, master_->lid, poll_failures_, config_.polling_retry_number, why);
-  if (poll_failures_ < config_.polling_retry_number) return;
-  log(log_, LogLevel::warn, Subsystem::state, "the master at port {} (lid {}) stopped answering: taking over",
-      master_->port_guid, master_->lid);
-  ++counters_.takeovers;
-  presumed_dead_ = master_->port_guid;
-  enter(st::discovering, "the master stopped answering");
-  want_heavy_sweep();
-  retry_at_ = 0;
-}
-
-void SubnetManager::hand_over(const RemoteSm& to) {
-  ++counters_.handovers_sent;
-  handover_to_ = to;
-  handover_deadline_ = clock_.now() + std::max(2 * poll_interval(), kSecond);
-  log(log_, LogLevel::info, Subsystem::state, "handing over to the sm at port {} (lid {}, priority {}, {})",
-      to.port_guid, to.lid, to.info.priority, wire::sm_state_name(to.info.sm_state));
-  MadPacket p = sm_info_smp(wire::method::set, wire::sm_info_control::handover, to.path, agent_.sm_info(true));
-  dispatcher_.submit(p, [this, guid = to.port_guid](Result<MadPacket> r) {
-    auto answered = sm_info_of(r);
-    if (answered.ok() || !handover_to_ || handover_to_->port_guid != guid) return;  // now wait for the ACKNOWLEDGE
-    log(log_, LogLevel::warn, Subsystem::state, "HANDOVER to port {} not taken ({}): staying master", guid,
-        answered.status().message());
-    handover_to_.reset();
-    yielded_ = false;
-    want_heavy_sweep();
-  });
-}
-
-// No ACKNOWLEDGE in time. OpenSM takes a HANDOVER and becomes master without
-// sending one, so the SM asked is read once more: MASTER means it took the
-// mastership, and this SM follows it; anything else, and this SM stays master.
-void SubnetManager::probe_handover() {
-  handover_probe_ = true;
-  MadPacket p = sm_info_smp(wire::method::get, 0, handover_to_->path, agent_.sm_info(true));
-  dispatcher_.submit(p, [this, guid = handover_to_->port_guid](Result<MadPacket> r) {
-    handover_probe_ = false;
-    if (!handover_to_ || handover_to_->port_guid != guid || state_ != st::master) return;
-    auto info = sm_info_of(r);
-    RemoteSm to = *handover_to_;
-    handover_to_.reset();
-    if (info.ok() && info->sm_state == st::master && info->guid == guid) {
-      ++counters_.handovers_unacknowledged;
-      log(log_, LogLevel::info, Subsystem::state, "the sm at port {} is MASTER without an ACKNOWLEDGE: following it",
-          guid);
-      to.info = *info;
-      follow(to);
-      return;
-    }
-    ++counters_.handover_timeouts;
-    yielded_ = false;
-    log(log_, LogLevel::warn, Subsystem::state, "no ACKNOWLEDGE from port {}: staying master", guid);
-    want_heavy_sweep();
-  });
-}
-
-// The ACKNOWLEDGE carries the state this SM was in when the HANDOVER came
-// (STANDBY): OpenSM refuses an ACKNOWLEDGE from an SM that says MASTER
-// ("ERR 2F04: Check legality failed").
-void SubnetManager::send_acknowledge(const RemoteSm& to, uint8_t as_state) {
-  wire::SmInfo self = agent_.sm_info(true);
-  self.sm_state = as_state;
-  MadPacket p = sm_info_smp(wire::method::set, wire::sm_info_control::acknowledge, to.path, self);
-  dispatcher_.submit(p, [this, guid = to.port_guid](Result<MadPacket> r) {
-    if (!r.ok()) log(log_, LogLevel::warn, Subsystem::state, "ACKNOWLEDGE to port {}: {}", guid, r.status().message());
-  });
-}
-
-uint16_t SubnetManager::on_control(const SmControl& c) {
-  namespace ctl = wire::sm_info_control;
-  const uint16_t ok = wire::mad_status::ok;
-  const uint16_t invalid = wire::mad_status::invalid_field;
-  switch (c.modifier) {
-    case ctl::handover: {
-      if (state_ == st::not_active) return invalid;
-      ++counters_.handovers_received;
-      std::optional<RemoteSm> from = known_sm(c.sender.guid);
-      const uint8_t was = state_;
-      if (state_ != st::master) {
-        enter(st::master, "HANDOVER received");
-        (void)mirror_.apply_to(sa_, clock_.now());
-      }
-      want_heavy_sweep();
-      retry_at_ = 0;
-      // The answer (sent when this returns) goes first; the ACKNOWLEDGE is
-      // queued behind it (IBA 14.4.1.2: the new master acknowledges).
-      if (from) {
-        send_acknowledge(*from, was);
-      } else {
-        log(log_, LogLevel::warn, Subsystem::state, "HANDOVER from unknown port {}: no path for the ACKNOWLEDGE",
-            c.sender.guid);
-      }
-      return ok;
-    }
-    case ctl::acknowledge:
-      if (state_ != st::master || !handover_to_ || handover_to_->port_guid != c.sender.guid) return invalid;
-      ++counters_.acknowledges_received;
-      {
-        RemoteSm to = *handover_to_;
-        handover_to_.reset();
-        to.info = c.sender;
-        follow(to);
-      }
-      return ok;
-    case ctl::disable:
-      return go_not_active("DISABLE received").ok() ? ok : invalid;
-    case ctl::standby:
-      return leave_not_active("STANDBY received").ok() ? ok : invalid;
-    case ctl::discover:
-      if (state_ != st::standby && state_ != st::not_active) return invalid;
-      enter(st::discovering, "DISCOVER received");
-      want_heavy_sweep();
-      retry_at_ = 0;
-      return ok;
-    default:
-      return invalid;
-  }
 }
 
 // Known to the latest discovery as an SM port: answered at once. Otherwise
@@ -700,7 +482,8 @@ void SubnetManager::reconfigure(const SmConfig& config) {
   SmConfig next = apply_reloadable(config_, config);
   if (!route_ok) next.routing_engine = config_.routing_engine;
   config_ = next;
-  yielded_ = false;  // the operator's priority, as configured, counts again
+  role_.reconfigure(role_config(config_));  // the operator's priority, as configured, counts again
+  scheduler_.set_interval(sweep_interval(config_));
   agent_.set_priority(advertised_priority());
   dispatcher_.set_options(dispatcher_options(config_));
   perf_.set_options(perf_options(config_));
@@ -708,24 +491,6 @@ void SubnetManager::reconfigure(const SmConfig& config) {
   want_heavy_sweep();
   log(log_, LogLevel::info, Subsystem::state, "configuration reloaded: priority {}, sweep interval {} s",
       config_.sm_priority, config_.sweep_interval);
-}
-
-Status SubnetManager::go_not_active(const char* why) {
-  if (state_ == st::master)
-    return failed_precondition_error("this sm is MASTER: a master does not accept DISABLE (IBA 14.4.1), hand over first");
-  if (state_ == st::not_active) return {};
-  enter(st::not_active, why);
-  return {};
-}
-
-Status SubnetManager::leave_not_active(const char* why) {
-  if (state_ != st::not_active)
-    return failed_precondition_error(fmt::format("this sm is {}, not NOT ACTIVE", wire::sm_state_name(state_)));
-  // Back in the game: discovery finds the master to follow.
-  enter(st::discovering, why);
-  want_heavy_sweep();
-  retry_at_ = 0;
-  return {};
 }
 
 Lid SubnetManager::own_lid() const {
@@ -736,42 +501,18 @@ Lid SubnetManager::own_lid() const {
   return d.port_info[d.local_node.value][d.local_port].lid;
 }
 
-Status SubnetManager::disable() { return go_not_active("disabled by the operator"); }
-Status SubnetManager::enable() { return leave_not_active("enabled by the operator"); }
-
 Status SubnetManager::request_light_sweep() {
-  if (state_ != st::master)
-    return failed_precondition_error(fmt::format("this sm is {}: only the master sweeps", wire::sm_state_name(state_)));
-  light_due_ = true;
+  if (!is_master())
+    return failed_precondition_error(fmt::format("this sm is {}: only the master sweeps", state()));
+  scheduler_.want_light();
   return {};
 }
 
 Status SubnetManager::request_reroute() {
-  if (state_ != st::master)
-    return failed_precondition_error(fmt::format("this sm is {}: only the master routes", wire::sm_state_name(state_)));
-  want_heavy_sweep();
-  retry_at_ = 0;
+  if (!is_master())
+    return failed_precondition_error(fmt::format("this sm is {}: only the master routes", state()));
+  scheduler_.want_heavy_now();
   return {};
-}
-
-Result<Guid> SubnetManager::request_handover() {
-  if (state_ != st::master)
-    return failed_precondition_error(fmt::format("this sm is {}, not MASTER", wire::sm_state_name(state_)));
-  if (handover_to_) return failed_precondition_error(fmt::format("a handover to port {} is under way", handover_to_->port_guid));
-  const RemoteSm* best = nullptr;
-  for (const RemoteSm& o : others_)
-    if (o.info.sm_state == st::standby && (!best || outranks(o.info, best->info))) best = &o;
-  if (!best) return not_found_error("no STANDBY sm known to hand over to");
-  const Guid self = agent_.sm_info(true).guid;
-  if (!outranks(best->info.priority, best->port_guid, 0, self))
-    return failed_precondition_error(fmt::format(
-        "the sm at port {} (priority {}) would hand the mastership back to this one (priority 0, lower guid)",
-        best->port_guid, best->info.priority));
-  log(log_, LogLevel::info, Subsystem::state, "handover requested by the operator: advertising priority 0 from now on");
-  yielded_ = true;
-  const RemoteSm to = *best;
-  hand_over(to);
-  return to.port_guid;
 }
 
 }  // namespace ibsm

@@ -12,6 +12,10 @@
 // and `ibsm run --sim` call it over SimFabric in virtual time, several SMs
 // on one fabric.
 //
+// It composes two units that hold the decisions: SmRole (sm_role.h), the
+// state machine, and SweepScheduler (sweep_scheduler.h), which sweep is due
+// when; the manager carries out what they decide (MADs, sweeps, the agents).
+//
 // A heavy sweep runs to completion inside poll() (its phases wait for their
 // answers on the dispatcher), as OpenSM's sweep blocks its state manager.
 // What arrives meanwhile is still answered: the dispatcher hands SMInfo and
@@ -40,8 +44,9 @@
 #include "sm/manager/election.h"
 #include "sm/manager/flap_quarantine.h"
 #include "sm/manager/incremental_plan.h"
+#include "sm/manager/sm_role.h"
 #include "sm/sweep/sweep_record.h"
-#include "sm/manager/sweep_retry.h"
+#include "sm/manager/sweep_scheduler.h"
 #include "sm/manager/sweep_stats.h"
 #include "sm/manager/trap_filter.h"
 #include "mad/base/histogram.h"
@@ -55,20 +60,13 @@
 
 namespace ibsm {
 
-struct ManagerCounters {
+// The role's counters (polls, takeovers, handovers, state changes; sm_role.h)
+// and the sweeps'.
+struct ManagerCounters : SmRoleCounters {
   uint64_t heavy_sweeps = 0;        // sweeps that configured the subnet
   uint64_t incremental_sweeps = 0;  // ... after reading only the region that changed (not in heavy_sweeps)
   uint64_t discovery_sweeps = 0;    // sweeps that stopped after discovery (not master)
   uint64_t light_sweeps = 0;
-  uint64_t polls_sent = 0;          // the standby's SMInfo polls of the master
-  uint64_t polls_failed = 0;        // unanswered, or answered by an SM no longer MASTER
-  uint64_t takeovers = 0;           // standby -> master because the master stopped answering
-  uint64_t handovers_sent = 0;      // HANDOVERs this SM sent (as the master yielding)
-  uint64_t handovers_received = 0;  // HANDOVERs accepted (mastership received)
-  uint64_t acknowledges_received = 0;
-  uint64_t handover_timeouts = 0;   // a HANDOVER that got no ACKNOWLEDGE in time, and no mastership taken
-  uint64_t handovers_unacknowledged = 0;  // taken without an ACKNOWLEDGE (OpenSM sends none)
-  uint64_t state_changes = 0;
   // Traps that asked for a heavy sweep while one was already due: merged
   // into it (a storm of N traps before a poll is one sweep).
   uint64_t sweep_requests_coalesced = 0;
@@ -85,7 +83,7 @@ using SweepListener = std::function<void(const SweepReport& report, Micros elaps
 // the SA's snapshot and the multicast trees are made, which change nothing
 // of it, so the cache save can run beside them (0.2 s at 49k LIDs).
 using SweepStateListener = std::function<void(const SweepState& state)>;
-using StateListener = std::function<void(uint8_t from, uint8_t to)>;
+using StateListener = std::function<void(SmState from, SmState to)>;
 // What the edge learns after joins and leaves were programmed (between
 // sweeps): the MFTs the switches now hold, over `subnet`'s NodeIndex.
 using MulticastListener = std::function<void(const MulticastTables& tables, const SubnetSnapshot& subnet)>;
@@ -112,7 +110,7 @@ class SubnetManager {
 
   // SIGHUP: a heavy sweep as soon as this SM is master, and the hot-reloadable
   // settings of `config` (sm_priority among them) from now on.
-  void request_heavy_sweep() { want_heavy_sweep(); }
+  void request_heavy_sweep() { scheduler_.want_heavy(); }
   void reconfigure(const SmConfig& config);
 
   // Operator requests (the daemon's control socket, `ibsm ctl`). Each says
@@ -146,7 +144,7 @@ class SubnetManager {
   const TrapFilter& trap_filter() const { return traps_; }
   const FlapQuarantine& quarantine() const { return quarantine_; }
   // Whether this SM yielded the mastership by request_handover().
-  bool yielded() const { return yielded_; }
+  bool yielded() const { return role_.yielded(); }
   const SweepRecord& last_sweep_record() const { return history_.empty() ? kNoSweep : history_.back(); }
   // The last kSweepHistory sweeps of every kind, oldest first (status page).
   static constexpr size_t kSweepHistory = 16;
@@ -168,10 +166,11 @@ class SubnetManager {
   // in place, the check before anything is programmed.
   void set_aside_runner(AsideRunner aside);
 
-  uint8_t state() const { return state_; }
-  bool is_master() const { return state_ == wire::sm_state::master; }
+  // The SM state (IBA 14.4.1); to_wire() gives SMInfo:SMState.
+  SmState state() const { return role_.state(); }
+  bool is_master() const { return role_.is_master(); }
   // The master this SM follows while STANDBY (or hands over to).
-  const std::optional<RemoteSm>& master() const { return master_; }
+  const std::optional<RemoteSm>& master() const { return role_.master(); }
   const std::vector<RemoteSm>& other_sms() const { return others_; }
   // The last sweep that configured the subnet (MASTER), if any.
   const SweepReport* last_sweep() const { return last_ ? &*last_ : nullptr; }
@@ -182,7 +181,7 @@ class SubnetManager {
   // Whether the last heavy sweep brought the subnet up.
   bool subnet_up() const { return up_; }
   const SweepState& sweep_state() const { return sweep_state_; }
-  const ManagerCounters& counters() const { return counters_; }
+  ManagerCounters counters() const;
   // The durations and MADs of the sweeps of one kind; when the last sweep of
   // any kind ended (nullopt: none yet).
   const SweepKindStats& sweep_stats(SweepKind kind) const { return sweep_stats_[static_cast<size_t>(kind)]; }
@@ -238,10 +237,10 @@ class SubnetManager {
   SubnetManager(Transport& port, const Clock& clock, const SmConfig& config, routing::EngineSettings engines,
                 SweepState state, LogSink& log, RouteFunction route);
 
-  void enter(uint8_t state, const char* why);
-  // DISABLE and STANDBY, from an SMInfo Set or the operator.
-  Status go_not_active(const char* why);
-  Status leave_not_active(const char* why);
+  // The role's side (manager_role.cpp): carries out what the role asked
+  // for (sm_role.h), in order, and feeds the answers back to it.
+  void carry_out_role();
+  void on_entered(SmState from, SmState to);
   void program_multicast(const SweepReport& report);
   // Every SA group with its members, as ports of the SA's snapshot.
   std::vector<MulticastGroupMembers> sa_groups() const;
@@ -264,30 +263,22 @@ class SubnetManager {
   void finish_sweep(SweepKind kind, Micros started, Result<SweepReport> report);
   IncrementalPlan incremental_;
   IncrementalPlan trapped_;  // what the traps since the last poll named
-  // A new event asks for a heavy sweep: at the next poll, a pending retry's
-  // backoff cut short.
-  void want_heavy_sweep() {
-    heavy_due_ = true;
-    retry_.bring_forward();
-  }
-  void schedule_retry(Micros now, const std::vector<SweepProblem>& problems);
+  void want_heavy_sweep() { scheduler_.want_heavy(); }
+  void poll_as_master(Micros now, uint64_t trapped);
   bool elect(const DiscoveryResult& discovery);
   void run_light_sweep();
-  void poll_master(Micros now);
-  void on_poll_answer(Result<MadPacket> answer);
-  void hand_over(const RemoteSm& to);
-  void send_acknowledge(const RemoteSm& to, uint8_t as_state);
-  void probe_handover();
+  void send_poll(const RemoteSm& master, Micros timeout);
+  void send_handover(const RemoteSm& to);
+  void send_acknowledge(const RemoteSm& to, SmState as_state);
+  void probe_handover(const RemoteSm& to);
   uint16_t on_control(const SmControl& control);
   void check_requester(const MadPacket& request, std::function<void(bool)> answer);
   void on_sa_mad(const MadPacket& packet);
   void publish_to_sa(const SweepReport& report, Micros now);
   void follow(const RemoteSm& master);
   std::optional<RemoteSm> known_sm(Guid guid) const;
-  uint8_t advertised_priority() const;
+  uint8_t advertised_priority() const { return role_.advertised_priority(); }
   SweepConfig sweep_config() const;
-  Micros interval() const;
-  Micros poll_interval() const;
 
   const Clock& clock_;
   SmConfig config_;
@@ -304,7 +295,8 @@ class SubnetManager {
   PerfManager perf_;
   SweepState sweep_state_;
 
-  uint8_t state_ = wire::sm_state::discovering;
+  SmRole role_;
+  SweepScheduler scheduler_;
   std::optional<SweepReport> last_;
   std::shared_ptr<const SubnetSnapshot> subnet_, previous_subnet_;
   // The fabric as the latest sweep found it, whether it configured it or
@@ -319,16 +311,8 @@ class SubnetManager {
   std::string last_error_;
   std::vector<RemoteSm> sm_ports_;  // every IsSM port the last discovery found
   std::vector<RemoteSm> others_;    // those of them that answered SMInfo
-  Guid presumed_dead_;              // the master this SM just gave up on
-  std::optional<RemoteSm> master_;  // STANDBY: the SM polled
-  bool heavy_due_ = true;           // DISCOVERING/MASTER: sweep at the next poll
-  bool light_due_ = false;          // MASTER: an operator's light sweep at the next poll
-  bool yielded_ = false;            // request_handover(): advertise priority 0
   static constexpr SweepRecord kNoSweep{};
   std::deque<SweepRecord> history_;
-  Micros next_light_ = 0;
-  Micros retry_at_ = 0;             // DISCOVERING: a sweep that failed is retried from here
-  SweepRetry retry_;                // MASTER: when a sweep that failed runs again
   // The last subnet that was up: the nodes a sweep waits for when they go
   // silent (missing), each port beyond which one is silent with how many
   // heavy sweeps in a row it has been.
@@ -336,14 +320,6 @@ class SubnetManager {
   std::map<std::pair<Guid, uint8_t>, uint32_t> silent_peers_;
   bool expects_peer(Guid node, PortNum port) const;
   void count_missing(const SweepReport& report);
-  // STANDBY: the polling of the master.
-  Micros next_poll_ = 0;
-  bool poll_in_flight_ = false;
-  uint32_t poll_failures_ = 0;
-  // MASTER handing over: the SM asked, and until when its ACKNOWLEDGE may come.
-  std::optional<RemoteSm> handover_to_;
-  Micros handover_deadline_ = 0;
-  bool handover_probe_ = false;  // reading the SM asked, after no ACKNOWLEDGE came
   uint64_t generation_ = 0;
   ManagerCounters counters_;
   void record_sweep(SweepKind kind, Micros started, Micros ended, uint64_t mads, bool ran, bool changed,

@@ -45,7 +45,7 @@ Micros SweepRetry::next_deadline() const {
 }
 
 bool SweepRetry::poll(Micros now, MadDispatcher& dispatcher, uint64_t m_key) {
-  if (!pending_ || thawed_ || now < next_probe_ || now >= retry_at_ || !probes_) return false;
+  if (!probe_due(now)) return false;
   next_probe_ = now + kProbeInterval;
   bool sent = false;
   for (size_t i = 0; i < probes_->size(); ++i) {

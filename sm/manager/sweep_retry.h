@@ -46,6 +46,10 @@ class SweepRetry {
   bool due(Micros now) const { return pending_ && (now >= retry_at_ || thawed_); }
   // When poll() next has something to do (a retry or a probe round).
   Micros next_deadline() const;
+  // Whether a probe round is due: between the failure and the retry, once a second.
+  bool probe_due(Micros now) const {
+    return pending_ && !thawed_ && now >= next_probe_ && now < retry_at_ && probes_;
+  }
   // Sends the probe round that is due; returns whether it submitted any MAD.
   // The probes carry `m_key` (the configured one: a port at M_Key
   // protection level 2 or 3 answers no Get without its key, IBA 14.2.4.1).

@@ -14,11 +14,11 @@ namespace {
 double seconds(Micros t) { return static_cast<double>(t) / 1e6; }
 
 // SMInfo:SMState (IBA 14.2.5.13), as OpenSM names them in its log.
-constexpr std::array<std::pair<uint8_t, const char*>, 4> kSmStates{{
-    {wire::sm_state::not_active, "not_active"},
-    {wire::sm_state::discovering, "discovering"},
-    {wire::sm_state::standby, "standby"},
-    {wire::sm_state::master, "master"},
+constexpr std::array<std::pair<SmState, const char*>, 4> kSmStates{{
+    {SmState::not_active, "not_active"},
+    {SmState::discovering, "discovering"},
+    {SmState::standby, "standby"},
+    {SmState::master, "master"},
 }};
 
 void collect_state(const SubnetManager& sm, MetricsRegistry& out) {
@@ -26,7 +26,7 @@ void collect_state(const SubnetManager& sm, MetricsRegistry& out) {
     out.gauge("ibsm_sm_state", "1 for the SM state this SM is in (IBA 14.4.1), 0 for the others.", {{"state", name}},
               sm.state() == value ? 1 : 0);
   out.gauge("ibsm_sm_state_number", "The SM state as SMInfo:SMState carries it: 0 not active, 1 discovering, "
-            "2 standby, 3 master.", {}, sm.state());
+            "2 standby, 3 master.", {}, to_wire(sm.state()));
   out.gauge("ibsm_sm_priority", "The priority this SM advertises in SMInfo.", {}, sm.sm_info().priority);
   out.gauge("ibsm_subnet_up", "1 when the last heavy sweep brought the subnet up.", {}, sm.subnet_up() ? 1 : 0);
   const ManagerCounters& c = sm.counters();

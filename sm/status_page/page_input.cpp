@@ -10,7 +10,7 @@ StatusPageInput status_page_input(const SubnetManager& manager, Micros now) {
   StatusPageInput in;
   in.now = now;
   const wire::SmInfo info = manager.sm_info();
-  in.sm.state = wire::sm_state_name(manager.state());
+  in.sm.state = sm_state_name(manager.state());
   in.sm.priority = info.priority;
   in.sm.port_guid = info.guid;
   if (manager.master()) {

@@ -13,7 +13,7 @@
 namespace ibsm::test {
 namespace {
 
-namespace st = wire::sm_state;
+using st = SmState;
 
 
 TEST_CASE("two or three sms elect one master by priority, then the lower guid", "[manager][failover]") {
@@ -184,7 +184,7 @@ uint16_t send_sm_info_set(FailoverBench& b, PortRef from, PortRef to, uint32_t m
   wire::SmInfo sender;
   sender.guid = Guid{0x1234};
   sender.sm_key = key;
-  sender.sm_state = st::master;
+  sender.sm_state = wire::sm_state::master;
   std::array<uint8_t, wire::smp_data_size> payload{};
   wire::encode(sender, payload);
   MadPacket p;
@@ -393,7 +393,7 @@ TEST_CASE("a master that hands over to an SM that sends no ACKNOWLEDGE follows i
                 << b.manager(a).sm_agent().counters().traps << " unack " << c.handovers_unacknowledged << " polls "
                 << c.polls_sent << "/" << c.polls_failed << " states " << b.sm(a).states.size());
   REQUIRE(followed);
-  CHECK(other.state == st::master);
+  CHECK(other.state == wire::sm_state::master);
   CHECK(b.manager(a).counters().handovers_sent == 1);
   CHECK(b.manager(a).counters().handovers_unacknowledged == 1);
   CHECK(b.manager(a).counters().acknowledges_received == 0);

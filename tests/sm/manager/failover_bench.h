@@ -41,7 +41,7 @@ class FailoverBench {
     std::unique_ptr<SubnetManager> manager;
     bool frozen = false;
     // Virtual time of each state this SM entered, in order.
-    std::vector<std::pair<Micros, uint8_t>> states;
+    std::vector<std::pair<Micros, SmState>> states;
     bool alive() const { return manager != nullptr; }
   };
 
@@ -71,7 +71,7 @@ class FailoverBench {
     sm.manager = std::move(*m);
     SubnetManager* raw = sm.manager.get();
     sm.port->set_service([raw] { raw->serve_arrivals(); });
-    sm.manager->set_state_listener([this, i](uint8_t, uint8_t to) { sms_[i].states.emplace_back(sim_.now(), to); });
+    sm.manager->set_state_listener([this, i](SmState, SmState to) { sms_[i].states.emplace_back(sim_.now(), to); });
     return i;
   }
   size_t start(PortRef where, uint8_t priority) { return start(where, config(priority)); }
@@ -134,7 +134,7 @@ class FailoverBench {
     return std::nullopt;
   }
   // When SM i last entered `state` (nullopt: never).
-  std::optional<Micros> entered(size_t i, uint8_t state) const {
+  std::optional<Micros> entered(size_t i, SmState state) const {
     std::optional<Micros> t;
     for (const auto& [when, s] : sms_[i].states)
       if (s == state) t = when;

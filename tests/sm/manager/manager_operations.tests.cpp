@@ -9,7 +9,7 @@
 namespace ibsm::test {
 namespace {
 
-namespace st = wire::sm_state;
+using st = SmState;
 
 
 TEST_CASE("a light sweep on request runs at the next poll, on the master only", "[manager][operations]") {
@@ -153,7 +153,7 @@ TEST_CASE("disable takes a standby to NOT ACTIVE, enable brings it back to STAND
 
   REQUIRE(p.b.manager(p.c).disable().ok());
   CHECK(p.b.manager(p.c).state() == st::not_active);
-  CHECK(p.b.manager(p.c).sm_info().sm_state == st::not_active);
+  CHECK(p.b.manager(p.c).sm_info().sm_state == wire::sm_state::not_active);
   const uint64_t polls = p.b.manager(p.c).counters().polls_sent;
   p.b.run_for(5 * kSecond);
   CHECK(p.b.manager(p.c).state() == st::not_active);
