@@ -102,7 +102,7 @@ class BalancedRouter {
   // That is the case on fabrics too symmetric for the bound, where every
   // switch sees the same loads and makes the same choices in both rounds
   // (the 49,151-LID XGFT of bench/scale.sh: its entries were permuted and
-  // every load came out the same, at 3 s of 8).
+  // every load came out the same, at a third of the bring-up's time).
   Result<BalanceRounds> run() {
     IBSM_RETURN_IF_ERROR(run_round(false));
     rounds_.destinations =

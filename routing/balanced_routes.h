@@ -27,7 +27,7 @@
 // where it runs to the end, repeats the searches and costs about twice the
 // first, as it reads each LID's old routes back table by table (on the
 // 45k-endpoint XGFT of bench/scale.sh it stops after 64 of 1,611
-// destination switches, 3 s sooner).
+// destination switches).
 #pragma once
 
 #include <array>

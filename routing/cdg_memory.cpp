@@ -382,7 +382,8 @@ class Update {
   std::vector<uint32_t> suspects_;
   std::vector<std::pair<uint32_t, uint32_t>> by_base_;  // port_of: (channel id of port 0, node), sorted
   // Rounds of taking a cycle's dependencies again before building the graph
-  // afresh: each is an ordering of the whole memory (about 40 ms at 42k LIDs).
+  // afresh: each is an ordering of the whole memory (at 42k LIDs, some 5% of
+  // building it afresh: bench/reroute.sh).
   static constexpr int kSettleRounds = 8;
   std::vector<PortRef> changed_channels_;  // switch ports whose cable now leads to another switch
   bool against_order_ = false;

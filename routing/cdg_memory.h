@@ -1,8 +1,8 @@
 // The channel dependency graph of the last fully checked tables, kept so
 // that a route repair (RoutingEngine::repair) is checked for credit loops
 // without building the graph again: building it walks every LID at every
-// switch (about 0.9 s at 42k LIDs), while a repair changes a few thousand
-// entries.
+// switch (most of a second at 42k LIDs: bench/reroute.sh), while a repair
+// changes a few thousand entries.
 //
 // Only the plain mode is kept: every packet on VL 0 (no engine SLs), which is
 // what the one repairing engine, min-hop, installs. Channels are directed

@@ -18,7 +18,7 @@
 // Cost: the rows the repair copied are compared, and each walk is followed
 // once per LID (the walks toward one LID share their tails). On the k=34 fat
 // tree a pull changes some 5,000 entries of 42k LIDs; checking every source
-// toward those LIDs read 8M entries spread over 148 MB (about 100 ms).
+// toward those LIDs read 8M entries spread over 148 MB (bench/reroute.sh).
 //
 // The walks stand for the pairs only when the end ports are as before (same
 // LIDs, same cables): otherwise, and when the last check found a pair not

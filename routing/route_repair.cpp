@@ -449,8 +449,9 @@ class Repair {
     }
     // One pass, four histograms: consecutive LIDs often share a port, and
     // one histogram's increments then wait on each other's store (the old
-    // single histogram cost 150 ms on a k=34 pull). A vectorized pass per
-    // port came next; on 42,773 LIDs and 34 ports this is 4.5x faster.
+    // single histogram was the larger part of a k=34 pull in
+    // bench/reroute.sh). A vectorized pass per port came next; on 42,773
+    // LIDs and 34 ports this is several times faster.
     const uint8_t* row = rows_[sw];
     std::array<std::array<uint32_t, 256>, 4> h{};
     size_t lid = 0;

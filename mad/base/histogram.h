@@ -36,7 +36,8 @@ class Histogram {
 };
 
 // Bucket bounds in seconds for durations from a millisecond to a minute (a
-// heavy sweep of the largest fabric measured took 45 s).
+// minute holds a cold heavy sweep of the full LID space under ibsim:
+// bench/scale.sh).
 std::vector<double> sweep_duration_buckets();
 // Bucket bounds in seconds for a request answered by the SA: 50 us up to 5 s
 // (an answer queued behind a heavy sweep waits for it).

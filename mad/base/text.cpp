@@ -62,7 +62,8 @@ std::string quoted(std::string_view value, size_t max) {
 // side by side, each turned into its digit, then the high and low digits
 // interleaved. The switch tables at the full LID space are 395 MB of
 // digits, written on the cache writer's thread while a bring-up ends; a
-// byte at a time through a table of digit pairs they took 0.13 s of its 0.6.
+// byte at a time through a table of digit pairs they took a fifth of the
+// writer's time (bench/scale.sh, 49k LIDs).
 void append_hex_bytes(std::string& out, std::span<const uint8_t> bytes) {
   using Bytes16 = uint8_t __attribute__((vector_size(16)));
   const size_t head = out.size();

@@ -25,8 +25,9 @@ void for_each_link(const Fabric& f, Fn&& fn) {
 }
 
 // Whether `after` still cables port `end` of `before` to the same peer port.
-// (Looked up in place: two maps of every link cost 76 ms a sweep on 42k
-// LIDs, for a cable or two that changed.)
+// (Looked up in place: two maps of every link, built each sweep for a cable
+// or two that changed, were the larger part of this at 42k LIDs in
+// bench/reroute.sh.)
 bool still_linked(const Fabric& before, PortRef end, const Fabric& after) {
   const Port& was = before.node(end.node).port(end.port);
   const auto n = after.find_by_node_guid(before.node(end.node).node_guid);

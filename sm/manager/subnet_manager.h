@@ -81,7 +81,8 @@ using SweepListener = std::function<void(const SweepReport& report, Micros elaps
 // What the edge learns first after such a sweep, once it has recorded what
 // the switches and ports hold (SweepState, which the cache keeps): before
 // the SA's snapshot and the multicast trees are made, which change nothing
-// of it, so the cache save can run beside them (0.2 s at 49k LIDs).
+// of it, so the cache save can run beside them (at 49k LIDs they are a
+// noticeable part of the bring-up's end: bench/scale.sh).
 using SweepStateListener = std::function<void(const SweepState& state)>;
 using StateListener = std::function<void(SmState from, SmState to)>;
 // What the edge learns after joins and leaves were programmed (between

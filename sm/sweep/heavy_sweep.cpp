@@ -178,7 +178,8 @@ class HeavySweep {
     // A port's first LID is no news on a fresh fabric: like OpenSM's
     // "Assigned port" lines (verbose), each is a debug line, and they are
     // counted in one info line (a cold bring-up of 42k LIDs logged 42k
-    // lines, some 80 ms). A LID taken from a port is news.
+    // lines before routing could start: bench/scale.sh). A LID taken from a
+    // port is news.
     size_t first_lids = 0;
     for (const auto& c : a->changes) {
       if (c.reason == LidDropReason::no_lid) ++first_lids;

@@ -55,8 +55,9 @@ void check_repaired_dependencies(const Fabric& real, const SharedLfts& given, co
                                  routing::RouteCheck& check, LogSink& log) {
   // Past this many changed entries the graph is built afresh: a switch lost
   // or back at 42k LIDs changes 150k-230k entries and every switch LID, and
-  // under ibsim the update took 1.4 s against 1.8 s afresh for the one and
-  // 3.6 s against 2.0 s for the other; a cable changes a few thousand.
+  // there the update took about as long as building afresh, or longer
+  // (bench/reroute.sh, k=34: the lost and back events); a cable changes a
+  // few thousand.
   constexpr uint64_t kMostChangedEntries = 32768;
   const std::shared_ptr<routing::CdgMemory> kept = last && last->cdg ? last->cdg->memory : nullptr;
   const char* afresh = !kept ? "no graph kept from the last full check" : "over 32768 entries changed";

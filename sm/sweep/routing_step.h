@@ -51,8 +51,8 @@ std::optional<SweepRoutes> repair_routes(const Fabric& before, SweepRoutes last,
 // sides, so each fabric gets the other's extra switches appended uncabled,
 // with their own LIDs (leading nowhere). The fabrics' own nodes keep their
 // indices. nullopt when no switch came or went, or when an end port did
-// (other destinations: route afresh). On the k=34 fat tree an aggregation
-// switch lost was routed afresh in 26 s under ibsim.
+// (other destinations: route afresh), which on the k=34 fat tree was the
+// slowest of bench/reroute.sh's events, an aggregation switch lost.
 struct SameSwitches {
   Fabric before;
   Fabric now;
