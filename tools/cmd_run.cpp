@@ -28,6 +28,7 @@
 #include "tools/command.h"
 #include "tools/daemon/daemon_control.h"
 #include "tools/daemon/daemon_manager.h"
+#include "tools/daemon/run_status.h"
 #include "tools/daemon/sighup_reload.h"
 #include "tools/os/control_socket.h"
 #include "tools/daemon_pages.h"
@@ -159,23 +160,13 @@ FlagValues take_flag_values(Args& args) {
   return v;
 }
 
-// -o: the first sweep settled it, one way or the other.
-bool once_done(const SubnetManager& sm) {
-  return sm.last_sweep() || !sm.last_error().empty() || sm.state() == wire::sm_state::standby ||
-         sm.state() == wire::sm_state::not_active;
-}
+// -o: the first sweep settled it (tools/daemon/run_status.h).
+bool once_done(const SubnetManager& sm) { return first_sweep_settled(sm); }
 
 int once_result(const SubnetManager& sm) {
-  if (sm.last_sweep()) return sm.subnet_up() ? 0 : 1;
-  if (!sm.last_error().empty()) {
-    std::printf("SUBNET NOT UP: %s\n", sm.last_error().c_str());
-  } else if (sm.master()) {
-    std::printf("SUBNET NOT UP: the sm at port %s (lid %u) is master\n",
-                fmt::format("{}", sm.master()->port_guid).c_str(), static_cast<unsigned>(sm.master()->lid.value));
-  } else {
-    std::printf("SUBNET NOT UP: this sm is %s\n", wire::sm_state_name(sm.state()));
-  }
-  return 1;
+  const OnceVerdict v = once_verdict(sm);
+  if (!v.line.empty()) std::printf("%s\n", v.line.c_str());
+  return v.exit_status;
 }
 
 // Whether the leak checker runs at exit (the ASan builds of the tests):
@@ -237,21 +228,6 @@ void run_loop(SubnetManager& sm, Transport& port, const Clock& clock, Until unti
     const Micros wait = sm.next_deadline() - clock.now();
     port.wait(std::clamp<Micros>(wait, 0, 1'000'000));
   }
-}
-
-// The state systemd shows (systemctl status): the SM's state and, as master,
-// the subnet the last sweep left.
-std::string status_line(const SubnetManager& sm) {
-  std::string line = wire::sm_state_name(sm.state());
-  if (const SweepReport* r = sm.last_sweep()) {
-    line += fmt::format(": SUBNET {}, {} nodes, sm lid {}", sm.subnet_up() ? "UP" : "NOT UP",
-                        r->subnet->fabric.node_count(), r->sm_lid.value);
-  } else if (!sm.last_error().empty()) {
-    line += ": " + sm.last_error();
-  } else if (sm.master()) {
-    line += fmt::format(": master is port {} (lid {})", sm.master()->port_guid, sm.master()->lid.value);
-  }
-  return line;
 }
 
 // SIGUSR1 (logrotate): the log file opened again at its path.
