@@ -8,14 +8,14 @@
 // this fabric and these tables (sm/status_page), to look at or to test
 // without a daemon. Exit status 1 when a pair is not delivered, a LID is missing or
 // given twice, or a deadlock-free engine's tables have a dependency cycle.
-#include <bit>
 #include <memory>
 #include <cstdio>
+#include <istream>
 #include <optional>
-#include <unordered_map>
 #include <utility>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -28,6 +28,7 @@
 #include "sm/dump/sl2vl_dump.h"
 #include "sm/status_page/status_page.h"
 #include "sm/sweep/guid2lid.h"
+#include "sm/sweep/lid_ownership.h"
 #include "tools/args.h"
 #include "tools/command.h"
 #include "tools/os/files.h"
@@ -71,46 +72,6 @@ constexpr const char* kCheckUsage =
     "  --status-page FILE  also write the status page the daemon serves (HTML, the\n"
     "                    fabric coloured by routed load) for this fabric and these tables\n";
 
-// Gives every port in `map` its LID block; the others keep what they had.
-void apply_guid2lid(Fabric& f, const Guid2Lid& map) {
-  for (uint32_t i = 0; i < f.node_count(); ++i) {
-    Node& n = f.node(NodeIndex{i});
-    for (uint8_t p = n.is_switch() ? 0 : 1; p <= n.num_ports; ++p) {
-      Port& port = n.port(p);
-      const auto it = map.find(port.guid);
-      if (it == map.end()) continue;
-      port.base_lid = it->second.min;
-      port.lmc = static_cast<uint8_t>(std::countr_zero(it->second.count()));
-    }
-  }
-}
-
-// Every port that should own LIDs has some, and no LID has two owners.
-// Returns the problems found, readable.
-std::vector<std::string> lid_problems(const Fabric& f) {
-  std::vector<std::string> problems;
-  std::unordered_map<uint16_t, PortRef> owner;
-  for (uint32_t i = 0; i < f.node_count(); ++i) {
-    const Node& n = f.node(NodeIndex{i});
-    for (uint8_t p = n.is_switch() ? 0 : 1; p <= (n.is_switch() ? 0 : n.num_ports); ++p) {
-      const Port& port = n.port(p);
-      if (!n.is_switch() && !port.connected()) continue;
-      if (port.base_lid.value == 0) {
-        problems.push_back(fmt::format("{} port {} ('{}') has no lid", n.node_guid, p, n.name));
-        continue;
-      }
-      for (uint32_t k = 0; k < (1u << port.lmc); ++k) {
-        uint16_t lid = static_cast<uint16_t>(port.base_lid.value + k);
-        auto [it, fresh] = owner.emplace(lid, PortRef{NodeIndex{i}, p});
-        if (!fresh)
-          problems.push_back(fmt::format("lid {} is held by {} port {} and {} port {}", lid, n.node_guid, p,
-                                         f.node(it->second.node).node_guid, it->second.port));
-      }
-    }
-  }
-  return problems;
-}
-
 // "3:17" -> (3, 17).
 std::optional<std::pair<Lid, Lid>> parse_lid_pair(const std::string& text) {
   unsigned a = 0, b = 0;
@@ -141,187 +102,189 @@ bool write_status_page(const std::string& path, Fabric fabric, std::vector<std::
   return written.ok();
 }
 
-}  // namespace
+// The command line, parsed.
+struct CheckFlags {
+  std::optional<std::string> topology, lfts_file, guid2lid_file, engine, sl_file, sl2vl_file, status_page;
+  std::optional<int64_t> stride;
+  std::vector<std::pair<Lid, Lid>> traces;
+};
 
-int cmd_check(int argc, char** argv) {
+// Reads the flags into `f`; an exit status when the command ends here
+// (--help, bad usage), nullopt to go on.
+std::optional<int> parse_check_flags(int argc, char** argv, CheckFlags& f) {
   Args args(argc, argv);
   if (args.flag("--help", "-h")) {
     std::fputs(kCheckUsage, stdout);
     return 0;
   }
-  auto topology = args.value("--topology", "-t");
-  auto lfts_file = args.value("--lfts");
-  auto guid2lid_file = args.value("--guid2lid");
-  auto engine = args.value("--engine");
-  auto sl_file = args.value("--sl");
-  auto sl2vl_file = args.value("--sl2vl");
-  auto stride = args.integer("--stride", 1, 1 << 20);
-  auto status_page = args.value("--status-page");
-  std::vector<std::pair<Lid, Lid>> traces;
+  f.topology = args.value("--topology", "-t");
+  f.lfts_file = args.value("--lfts");
+  f.guid2lid_file = args.value("--guid2lid");
+  f.engine = args.value("--engine");
+  f.sl_file = args.value("--sl");
+  f.sl2vl_file = args.value("--sl2vl");
+  f.stride = args.integer("--stride", 1, 1 << 20);
+  f.status_page = args.value("--status-page");
   while (auto t = args.value("--trace")) {
     auto pair = parse_lid_pair(*t);
-    if (pair) traces.push_back(*pair);
+    if (pair) f.traces.push_back(*pair);
     else std::fprintf(stderr, "ibsm check: --trace %s: expected SLID:DLID (unicast lids)\n", t->c_str());
     if (!pair) return 2;
   }
   std::vector<std::string> errors = args.errors();
   for (const auto& r : args.positionals()) errors.push_back("unexpected argument '" + r + "'");
-  if (!topology) errors.push_back("--topology is required");
-  if (!lfts_file) errors.push_back("--lfts is required");
-  if (sl2vl_file && !sl_file) errors.push_back("--sl2vl needs --sl (the SL of every path)");
-  if (engine) {
+  if (!f.topology) errors.push_back("--topology is required");
+  if (!f.lfts_file) errors.push_back("--lfts is required");
+  if (f.sl2vl_file && !f.sl_file) errors.push_back("--sl2vl needs --sl (the SL of every path)");
+  if (f.engine) {
     routing::EngineRegistry registry;
-    if (!routing::register_builtin_engines(registry).ok() || !registry.contains(*engine)) {
+    if (!routing::register_builtin_engines(registry).ok() || !registry.contains(*f.engine)) {
       std::string known;
       for (const auto& name : registry.names()) known += (known.empty() ? "" : ", ") + name;
-      errors.push_back("--engine " + *engine + ": no such engine (" + known + ")");
+      errors.push_back("--engine " + *f.engine + ": no such engine (" + known + ")");
     }
   }
-  if (!errors.empty()) {
-    for (const auto& e : errors) std::fprintf(stderr, "ibsm check: %s\n", e.c_str());
-    std::fputs(kCheckUsage, stderr);
-    return 2;
-  }
+  if (errors.empty()) return std::nullopt;
+  for (const auto& e : errors) std::fprintf(stderr, "ibsm check: %s\n", e.c_str());
+  std::fputs(kCheckUsage, stderr);
+  return 2;
+}
 
-  auto fabric = load_netfile(*topology);
+// A file read and parsed by `parse(stream, name)`; nullopt (said on
+// standard error) when either fails.
+template <typename Parse>
+auto read_parsed(const std::string& path, Parse parse) -> std::optional<std::decay_t<decltype(*parse(
+                                                             std::declval<std::istream&>(), path))>> {
+  auto text = read_text_file(path);
+  if (!text.ok()) {
+    std::fprintf(stderr, "ibsm check: %s\n", text.status().message().c_str());
+    return std::nullopt;
+  }
+  std::istringstream in(*text);
+  auto parsed = parse(in, path);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "ibsm check: %s\n", parsed.status().message().c_str());
+    return std::nullopt;
+  }
+  return std::move(*parsed);
+}
+
+// The topology, with the LIDs of --guid2lid over its own.
+std::optional<Fabric> load_topology(const CheckFlags& f) {
+  auto fabric = load_netfile(*f.topology);
   if (!fabric.ok()) {
     std::fprintf(stderr, "ibsm check: %s\n", fabric.status().message().c_str());
-    return 1;
+    return std::nullopt;
   }
-  if (guid2lid_file) {
-    auto lids_text = read_text_file(*guid2lid_file);
-    if (!lids_text.ok()) {
-      std::fprintf(stderr, "ibsm check: %s\n", lids_text.status().message().c_str());
-      return 1;
-    }
-    std::istringstream lids_in(*lids_text);
-    auto lids = parse_guid2lid(lids_in, *guid2lid_file);
-    if (!lids.ok()) {
-      std::fprintf(stderr, "ibsm check: %s\n", lids.status().message().c_str());
-      return 1;
-    }
+  if (f.guid2lid_file) {
+    auto lids = read_parsed(*f.guid2lid_file, [](std::istream& in, const std::string& name) {
+      return parse_guid2lid(in, name);
+    });
+    if (!lids) return std::nullopt;
     for (const auto& w : lids->warnings) std::fprintf(stderr, "ibsm check: %s\n", w.c_str());
     apply_guid2lid(*fabric, lids->entries);
   }
-  auto text = read_text_file(*lfts_file);
-  if (!text.ok()) {
-    std::fprintf(stderr, "ibsm check: %s\n", text.status().message().c_str());
-    return 1;
-  }
-  std::istringstream in(*text);
-  auto dump = parse_lft_dump(in, *lfts_file);
-  if (!dump.ok()) {
-    std::fprintf(stderr, "ibsm check: %s\n", dump.status().message().c_str());
-    return 1;
-  }
+  return std::move(*fabric);
+}
 
-  // The tables by NodeIndex; a switch the dump does not list forwards nothing.
-  std::vector<std::vector<uint8_t>> lfts(fabric->node_count());
-  size_t missing = 0;
-  for (uint32_t i = 0; i < fabric->node_count(); ++i) {
-    const Node& n = fabric->node(NodeIndex{i});
+// The tables by NodeIndex; a switch the dump does not list forwards nothing
+// (counted in `missing`).
+std::optional<std::vector<std::vector<uint8_t>>> load_lfts(const CheckFlags& f, const Fabric& fabric,
+                                                           size_t& missing) {
+  auto dump = read_parsed(*f.lfts_file, [](std::istream& in, const std::string& name) {
+    return parse_lft_dump(in, name);
+  });
+  if (!dump) return std::nullopt;
+  std::vector<std::vector<uint8_t>> lfts(fabric.node_count());
+  for (uint32_t i = 0; i < fabric.node_count(); ++i) {
+    const Node& n = fabric.node(NodeIndex{i});
     if (!n.is_switch()) continue;
     if (const LftDumpSwitch* sw = dump->find(n.node_guid)) {
       lfts[i] = sw->table();
     } else {
       ++missing;
       std::fprintf(stderr, "ibsm check: switch %s ('%s') has no table in %s\n",
-                   fmt::format("{}", n.node_guid).c_str(), n.name.c_str(), lfts_file->c_str());
+                   fmt::format("{}", n.node_guid).c_str(), n.name.c_str(), f.lfts_file->c_str());
     }
   }
   for (const auto& sw : dump->switches)
-    if (!fabric->find_by_node_guid(sw.node_guid))
-      std::fprintf(stderr, "ibsm check: %s:%zu: switch %s is not in %s\n", lfts_file->c_str(), sw.line,
-                   fmt::format("{}", sw.node_guid).c_str(), topology->c_str());
+    if (!fabric.find_by_node_guid(sw.node_guid))
+      std::fprintf(stderr, "ibsm check: %s:%zu: switch %s is not in %s\n", f.lfts_file->c_str(), sw.line,
+                   fmt::format("{}", sw.node_guid).c_str(), f.topology->c_str());
+  return lfts;
+}
 
-  std::vector<std::string> bad_lids = lid_problems(*fabric);
-
-  std::optional<PathSlDump> sls;
-  if (sl_file) {
-    auto sl_text = read_text_file(*sl_file);
-    if (!sl_text.ok()) {
-      std::fprintf(stderr, "ibsm check: %s\n", sl_text.status().message().c_str());
-      return 1;
+// --sl2vl's tables on the topology's nodes; nullopt (said) when the file
+// is bad or names a port the topology does not have.
+std::optional<std::vector<routing::Sl2VlTable>> load_sl2vl(const CheckFlags& f, const Fabric& fabric) {
+  auto parsed = read_parsed(*f.sl2vl_file, [](std::istream& in, const std::string& name) {
+    return parse_sl2vl_dump(in, name);
+  });
+  if (!parsed) return std::nullopt;
+  std::vector<routing::Sl2VlTable> tables;
+  for (const Sl2VlDumpEntry& e : parsed->tables) {
+    const auto node = fabric.find_by_node_guid(e.node_guid);
+    if (!node || e.in_port > fabric.node(*node).num_ports || e.out_port > fabric.node(*node).num_ports) {
+      std::fprintf(stderr, "ibsm check: %s:%zu: %s port %u or %u is not in %s\n", f.sl2vl_file->c_str(), e.line,
+                   fmt::format("{}", e.node_guid).c_str(), e.in_port, e.out_port, f.topology->c_str());
+      return std::nullopt;
     }
-    std::istringstream sl_in(*sl_text);
-    auto parsed = parse_path_sl_dump(sl_in, *sl_file);
-    if (!parsed.ok()) {
-      std::fprintf(stderr, "ibsm check: %s\n", parsed.status().message().c_str());
-      return 1;
-    }
-    sls = std::move(*parsed);
+    tables.push_back({*node, e.in_port, e.out_port, e.vl_of_sl});
   }
-  std::optional<std::vector<routing::Sl2VlTable>> sl2vl;
-  if (sl2vl_file) {
-    auto tables_text = read_text_file(*sl2vl_file);
-    if (!tables_text.ok()) {
-      std::fprintf(stderr, "ibsm check: %s\n", tables_text.status().message().c_str());
-      return 1;
-    }
-    std::istringstream tables_in(*tables_text);
-    auto parsed = parse_sl2vl_dump(tables_in, *sl2vl_file);
-    if (!parsed.ok()) {
-      std::fprintf(stderr, "ibsm check: %s\n", parsed.status().message().c_str());
-      return 1;
-    }
-    sl2vl.emplace();
-    for (const Sl2VlDumpEntry& e : parsed->tables) {
-      const auto node = fabric->find_by_node_guid(e.node_guid);
-      if (!node || e.in_port > fabric->node(*node).num_ports || e.out_port > fabric->node(*node).num_ports) {
-        std::fprintf(stderr, "ibsm check: %s:%zu: %s port %u or %u is not in %s\n", sl2vl_file->c_str(), e.line,
-                     fmt::format("{}", e.node_guid).c_str(), e.in_port, e.out_port, topology->c_str());
-        return 1;
-      }
-      sl2vl->push_back({*node, e.in_port, e.out_port, e.vl_of_sl});
-    }
-  }
+  return tables;
+}
 
-  for (const auto& [slid, dlid] : traces) {
-    routing::RouteTracer tracer(*fabric, lfts);
-    std::optional<PortRef> source;
-    for (uint32_t i = 0; i < fabric->node_count() && !source; ++i) {
-      const Node& n = fabric->node(NodeIndex{i});
-      for (uint8_t p = n.is_switch() ? 0 : 1; p <= (n.is_switch() ? 0 : n.num_ports); ++p)
-        if (n.port(p).base_lid.value != 0 && slid.value >= n.port(p).base_lid.value &&
-            slid.value < n.port(p).base_lid.value + (1u << n.port(p).lmc))
-          source = PortRef{NodeIndex{i}, p};
-    }
+// --trace: the switches each pair's packet crosses. False (said) when a
+// source LID has no port.
+bool print_traces(const CheckFlags& f, const Fabric& fabric, const std::vector<std::vector<uint8_t>>& lfts) {
+  for (const auto& [slid, dlid] : f.traces) {
+    routing::RouteTracer tracer(fabric, lfts);
+    const std::optional<PortRef> source = port_with_lid(fabric, slid);
     if (!source) {
       std::fprintf(stderr, "ibsm check: --trace: no port has lid %u\n", slid.value);
-      return 1;
+      return false;
     }
     routing::Trace t = tracer.trace(*source, dlid);
     std::printf("trace %u -> %u: %s%s%s\n", slid.value, dlid.value, routing::trace_outcome_name(t.outcome),
                 t.reason.empty() ? "" : ": ", t.reason.c_str());
     for (const auto& hop : t.hops)
-      std::printf("  %s in %u out %u\n", fmt::format("{}", fabric->node(hop.node).node_guid).c_str(), hop.in_port,
+      std::printf("  %s in %u out %u\n", fmt::format("{}", fabric.node(hop.node).node_guid).c_str(), hop.in_port,
                   hop.out_port);
   }
+  return true;
+}
 
+// The checker's options: the stride, the engine, and the VLs the --sl and
+// --sl2vl files put the paths on.
+routing::RouteCheckOptions check_options(const CheckFlags& f, const Fabric& fabric, const std::optional<PathSlDump>& sls,
+                                         const std::optional<std::vector<routing::Sl2VlTable>>& sl2vl) {
   routing::RouteCheckOptions options;
-  if (stride) options.pairs.source_stride = static_cast<uint32_t>(*stride);
-  if (engine) options.engine = *engine;
+  if (f.stride) options.pairs.source_stride = static_cast<uint32_t>(*f.stride);
+  if (f.engine) options.engine = *f.engine;
   if (sls && sl2vl) {
     // The VL changes at every hop as its port pair's table says (IBA 7.6.6).
     options.vls.path_sl = [&](PortRef source, Lid dlid) {
-      return sls->sl(fabric->node(source.node).port(source.port).base_lid, dlid);
+      return sls->sl(fabric.node(source.node).port(source.port).base_lid, dlid);
     };
-    options.vls.sl2vl = routing::sl2vl_lookup(*fabric, *sl2vl, 0);
+    options.vls.sl2vl = routing::sl2vl_lookup(fabric, *sl2vl, 0);
   } else if (sls) {
     // SL i on VL i: no SL2VL tables given.
     options.vls.path_vl = [&](PortRef source, Lid dlid) {
-      return sls->sl(fabric->node(source.node).port(source.port).base_lid, dlid);
+      return sls->sl(fabric.node(source.node).port(source.port).base_lid, dlid);
     };
   }
-  routing::RouteCheck check = routing::check_routes(*fabric, lfts, options);
-  // SLs are there to break the cycles: with them, a cycle is a failure.
-  if (sls) check.deadlock_free_promised = true;
+  return options;
+}
+
+void print_check(const CheckFlags& f, const Fabric& fabric, size_t missing, const routing::RouteCheck& check,
+                 const std::optional<PathSlDump>& sls, const std::optional<std::vector<routing::Sl2VlTable>>& sl2vl,
+                 const std::vector<std::string>& bad_lids) {
   const routing::CheckSummary& s = check.pairs;
-  std::printf("%zu switches (%zu without a table), %zu CAs\n", fabric->switch_count(), missing, fabric->ca_count());
+  std::printf("%zu switches (%zu without a table), %zu CAs\n", fabric.switch_count(), missing, fabric.ca_count());
   std::printf("%s\n", s.to_string().c_str());
   for (const auto& p : s.problems) std::printf("  %s\n", p.c_str());
-  if (sls) std::printf("sls: %zu paths off sl 0 in %s\n", sls->sls.size(), sl_file->c_str());
-  if (sl2vl) std::printf("sl2vl: %zu tables in %s\n", sl2vl->size(), sl2vl_file->c_str());
+  if (sls) std::printf("sls: %zu paths off sl 0 in %s\n", sls->sls.size(), f.sl_file->c_str());
+  if (sl2vl) std::printf("sl2vl: %zu tables in %s\n", sl2vl->size(), f.sl2vl_file->c_str());
   if (check.cdg) {
     std::printf("cdg: %s\n", check.cdg->to_string().c_str());
   } else {
@@ -339,8 +302,37 @@ int cmd_check(int argc, char** argv) {
     for (size_t i = 0; i < bad_lids.size() && i < 10; ++i) std::printf("  %s\n", bad_lids[i].c_str());
   }
   std::printf("%s\n", check.to_string().c_str());
-  if (status_page && !write_status_page(*status_page, std::move(*fabric), std::move(lfts), check, bad_lids)) return 1;
-  return check.ok() && s.pairs > 0 && bad_lids.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+int cmd_check(int argc, char** argv) {
+  CheckFlags f;
+  if (auto done = parse_check_flags(argc, argv, f)) return *done;
+  auto fabric = load_topology(f);
+  if (!fabric) return 1;
+  size_t missing = 0;
+  auto lfts = load_lfts(f, *fabric, missing);
+  if (!lfts) return 1;
+  std::vector<std::string> bad_lids = lid_problems(*fabric);
+  std::optional<PathSlDump> sls;
+  if (f.sl_file) {
+    sls = read_parsed(*f.sl_file, [](std::istream& in, const std::string& name) { return parse_path_sl_dump(in, name); });
+    if (!sls) return 1;
+  }
+  std::optional<std::vector<routing::Sl2VlTable>> sl2vl;
+  if (f.sl2vl_file) {
+    sl2vl = load_sl2vl(f, *fabric);
+    if (!sl2vl) return 1;
+  }
+  if (!print_traces(f, *fabric, *lfts)) return 1;
+  routing::RouteCheck check = routing::check_routes(*fabric, *lfts, check_options(f, *fabric, sls, sl2vl));
+  // SLs are there to break the cycles: with them, a cycle is a failure.
+  if (sls) check.deadlock_free_promised = true;
+  print_check(f, *fabric, missing, check, sls, sl2vl, bad_lids);
+  if (f.status_page && !write_status_page(*f.status_page, std::move(*fabric), std::move(*lfts), check, bad_lids))
+    return 1;
+  return check.ok() && check.pairs.pairs > 0 && bad_lids.empty() ? 0 : 1;
 }
 
 }  // namespace ibsm::tools

@@ -9,7 +9,7 @@
 #include "sm/config/sm_config.h"
 #include "tools/args.h"
 #include "tools/command.h"
-#include "tools/daemon_control.h"
+#include "tools/daemon/daemon_control.h"
 #include "tools/os/control_socket.h"
 
 namespace ibsm::tools {

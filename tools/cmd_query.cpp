@@ -6,6 +6,7 @@
 // ServiceRecords and subscribe to traps, printing the Reports that arrive.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -158,6 +159,130 @@ int wait_for_reports(UmadTransport& port, const Clock& clock, Micros until) {
   return reports;
 }
 
+// The command line, parsed.
+struct QueryFlags {
+  bool get = false, set = false, del = false, json = false, count_only = false, list_types = false;
+  std::optional<std::string> fields_of;
+  std::optional<int64_t> subscribe, wait_s, sm_lid, timeout, retries;
+  std::optional<uint64_t> smkey, port_guid;
+  std::vector<std::string> rest;
+  std::vector<std::string> errors;
+};
+
+QueryFlags parse_query_flags(Args& args) {
+  QueryFlags f;
+  f.get = args.flag("--get");
+  f.set = args.flag("--set");
+  f.del = args.flag("--delete");
+  f.json = args.flag("--json");
+  f.count_only = args.flag("--count");
+  f.list_types = args.flag("--types");
+  f.fields_of = args.value("--fields");
+  f.subscribe = args.integer("--subscribe", 0, 0xFFFF);
+  f.wait_s = args.integer("--wait", 0, 3600);
+  f.smkey = args.guid("--smkey");
+  f.sm_lid = args.integer("--sm-lid", 1, 0xBFFF);
+  f.port_guid = args.guid("--port-guid", "-g");
+  f.timeout = args.integer("--timeout", 1, 600'000);
+  f.retries = args.integer("--retries", 0, 100);
+  f.rest = args.positionals();
+  f.errors = args.errors();
+  if (int(f.get) + int(f.set) + int(f.del) > 1) f.errors.push_back("--get, --set and --delete exclude each other");
+  return f;
+}
+
+// --types and --fields TYPE: the catalogue, no SA asked.
+int print_catalogue(const QueryFlags& f) {
+  if (f.list_types) {
+    for (const auto& t : sa::record_types())
+      std::printf("%-26.*s %.*s\n", static_cast<int>(t.name.size()), t.name.data(), static_cast<int>(t.alias.size()),
+                  t.alias.data());
+    return 0;
+  }
+  const sa::RecordType* t = sa::find_record_type(*f.fields_of);
+  if (!t) {
+    std::fprintf(stderr, "ibsm query: no record type '%s' (--types lists them)\n", f.fields_of->c_str());
+    return 2;
+  }
+  for (const auto& c : t->components)
+    if (c.field.name != "Reserved")
+      std::printf("%-28.*s bit %2u, %u bits\n", static_cast<int>(c.field.name.size()), c.field.name.data(), c.bit,
+                  c.field.bit_width);
+  return 0;
+}
+
+// --subscribe TRAP: a Set of an InformInfo for the trap from every LID.
+const sa::RecordType* subscribe_request(const QueryFlags& f, sa::SaRequest& req, std::vector<std::string>& errors) {
+  if (!f.rest.empty()) errors.push_back("--subscribe takes no record type");
+  wire::InformInfo ii;
+  ii.lid_range_begin = Lid{0xFFFF};  // every LID: the whole subnet
+  ii.is_generic = 1;
+  ii.subscribe = 1;
+  ii.type = 0xFFFF;  // every notice type
+  ii.trap_number = static_cast<uint16_t>(*f.subscribe);
+  ii.qpn = 1;
+  ii.resp_time_value = 18;
+  ii.producer_type = 0xFFFFFF;
+  req.data.assign(wire::inform_info_size, 0);
+  wire::encode(ii, req.data);
+  req.method = wire::method::set;
+  return sa::find_record_type("InformInfo");
+}
+
+// TYPE FIELD=VALUE...: the record with those components, and the method
+// the flags ask for (a table by default).
+const sa::RecordType* record_request(const QueryFlags& f, sa::SaRequest& req, std::vector<std::string>& errors) {
+  if (f.rest.empty()) {
+    errors.push_back("which record type? (--types lists them)");
+    return nullptr;
+  }
+  const sa::RecordType* type = sa::find_record_type(f.rest[0]);
+  if (!type) {
+    errors.push_back(fmt::format("no record type {} (--types lists them)", ibsm::quoted(f.rest[0])));
+    return nullptr;
+  }
+  req.data.assign(type->size, 0);
+  for (size_t i = 1; i < f.rest.size(); ++i) {
+    const std::string& word = f.rest[i];
+    const auto eq = word.find('=');
+    if (eq == std::string::npos) {
+      errors.push_back(fmt::format("{} is not FIELD=VALUE", ibsm::quoted(word)));
+      continue;
+    }
+    const auto* c = sa::find_component(*type, std::string_view(word).substr(0, eq));
+    if (!c) {
+      errors.push_back(fmt::format("{} has no field '{}' (--fields {} lists them)", type->name, word.substr(0, eq),
+                                   type->alias));
+      continue;
+    }
+    if (Status s = sa::set_component(req.data, *c, std::string_view(word).substr(eq + 1)); !s.ok())
+      errors.push_back(s.message());
+    req.component_mask |= uint64_t{1} << c->bit;
+  }
+  const bool table = type->attribute != wire::sa_attr::class_port_info;
+  req.method = f.set ? wire::method::set
+               : f.del ? wire::method::delete_
+               : f.get || !table ? wire::method::get
+               : type->attribute == wire::sa_attr::multi_path_record ? wire::method::get_multi
+                                                                     : wire::method::get_table;
+  return type;
+}
+
+// Subscribed: the Reports until --wait runs out, then the same InformInfo
+// with Subscribe 0.
+int run_subscription(const QueryFlags& f, UmadTransport& port, const Clock& clock, Lid sa_lid, sa::SaRequest& req,
+                     const sa::SaClientOptions& copts) {
+  std::printf("subscribed to trap %lld at the SA (lid %u)\n", static_cast<long long>(*f.subscribe), sa_lid.value);
+  std::fflush(stdout);
+  int n = wait_for_reports(port, clock, clock.now() + Micros{f.wait_s.value_or(10)} * 1'000'000);
+  // Unsubscribe: the same InformInfo with Subscribe 0.
+  wire::set_field(req.data, wire::inform_info_fields::subscribe, 0);
+  req.tid += 2;
+  auto gone = sa::run_sa_call(port, clock, sa::sa_address(sa_lid), req, copts);
+  std::printf("%d report(s); unsubscribe %s\n", n, gone.ok() && gone->status == 0 ? "done" : "failed");
+  return 0;
+}
+
 }  // namespace
 
 int cmd_query(int argc, char** argv) {
@@ -166,122 +291,41 @@ int cmd_query(int argc, char** argv) {
     std::fputs(kQueryUsage, stdout);
     return 0;
   }
-  const bool get = args.flag("--get");
-  const bool set = args.flag("--set");
-  const bool del = args.flag("--delete");
-  const bool json = args.flag("--json");
-  const bool count_only = args.flag("--count");
-  const bool list_types = args.flag("--types");
-  auto fields_of = args.value("--fields");
-  auto subscribe = args.integer("--subscribe", 0, 0xFFFF);
-  auto wait_s = args.integer("--wait", 0, 3600);
-  auto smkey = args.guid("--smkey");
-  auto sm_lid = args.integer("--sm-lid", 1, 0xBFFF);
-  auto port_guid = args.guid("--port-guid", "-g");
-  auto timeout = args.integer("--timeout", 1, 600'000);
-  auto retries = args.integer("--retries", 0, 100);
-  auto rest = args.positionals();
-  std::vector<std::string> errors = args.errors();
-  if (int(get) + int(set) + int(del) > 1) errors.push_back("--get, --set and --delete exclude each other");
-
-  if (list_types) {
-    for (const auto& t : sa::record_types())
-      std::printf("%-26.*s %.*s\n", static_cast<int>(t.name.size()), t.name.data(), static_cast<int>(t.alias.size()),
-                  t.alias.data());
-    return 0;
-  }
-  if (fields_of) {
-    const sa::RecordType* t = sa::find_record_type(*fields_of);
-    if (!t) {
-      std::fprintf(stderr, "ibsm query: no record type '%s' (--types lists them)\n", fields_of->c_str());
-      return 2;
-    }
-    for (const auto& c : t->components)
-      if (c.field.name != "Reserved")
-        std::printf("%-28.*s bit %2u, %u bits\n", static_cast<int>(c.field.name.size()), c.field.name.data(), c.bit,
-                    c.field.bit_width);
-    return 0;
-  }
-
+  const QueryFlags f = parse_query_flags(args);
+  if (f.list_types || f.fields_of) return print_catalogue(f);
+  std::vector<std::string> errors = f.errors;
   sa::SaRequest req;
-  const sa::RecordType* type = nullptr;
-  if (subscribe) {
-    if (!rest.empty()) errors.push_back("--subscribe takes no record type");
-    type = sa::find_record_type("InformInfo");
-    wire::InformInfo ii;
-    ii.lid_range_begin = Lid{0xFFFF};  // every LID: the whole subnet
-    ii.is_generic = 1;
-    ii.subscribe = 1;
-    ii.type = 0xFFFF;  // every notice type
-    ii.trap_number = static_cast<uint16_t>(*subscribe);
-    ii.qpn = 1;
-    ii.resp_time_value = 18;
-    ii.producer_type = 0xFFFFFF;
-    req.data.assign(wire::inform_info_size, 0);
-    wire::encode(ii, req.data);
-    req.method = wire::method::set;
-  } else {
-    if (rest.empty()) errors.push_back("which record type? (--types lists them)");
-    if (!rest.empty()) {
-      type = sa::find_record_type(rest[0]);
-      if (!type) errors.push_back(fmt::format("no record type {} (--types lists them)", ibsm::quoted(rest[0])));
-    }
-    if (type) {
-      req.data.assign(type->size, 0);
-      for (size_t i = 1; i < rest.size(); ++i) {
-        const auto eq = rest[i].find('=');
-        if (eq == std::string::npos) {
-          errors.push_back(fmt::format("{} is not FIELD=VALUE", ibsm::quoted(rest[i])));
-          continue;
-        }
-        const auto* c = sa::find_component(*type, std::string_view(rest[i]).substr(0, eq));
-        if (!c) {
-          errors.push_back(fmt::format("{} has no field '{}' (--fields {} lists them)", type->name, rest[i].substr(0, eq),
-                                       type->alias));
-          continue;
-        }
-        if (Status s = sa::set_component(req.data, *c, std::string_view(rest[i]).substr(eq + 1)); !s.ok())
-          errors.push_back(s.message());
-        req.component_mask |= uint64_t{1} << c->bit;
-      }
-      const bool table = type->attribute != wire::sa_attr::class_port_info;
-      req.method = set ? wire::method::set
-                   : del ? wire::method::delete_
-                   : get || !table ? wire::method::get
-                   : type->attribute == wire::sa_attr::multi_path_record ? wire::method::get_multi
-                                                                         : wire::method::get_table;
-    }
-  }
+  const sa::RecordType* type = f.subscribe ? subscribe_request(f, req, errors) : record_request(f, req, errors);
   if (!errors.empty()) {
     for (const auto& e : errors) std::fprintf(stderr, "ibsm query: %s\n", e.c_str());
     std::fputs(kQueryUsage, stderr);
     return 2;
   }
   req.attribute = type->attribute;
-  req.sm_key = smkey.value_or(0);
+  req.sm_key = f.smkey.value_or(0);
   // A TID nobody else on this port is likely to use: the SA keys RMPP
   // transfers by LID and TID, and several clients may share a LID.
   std::random_device rd;
   req.tid = (uint64_t{rd()} & 0x7FFFFFFF) | 1;
 
   UmadOptions uopts;
-  if (port_guid) uopts.port_guid = Guid{*port_guid};
+  if (f.port_guid) uopts.port_guid = Guid{*f.port_guid};
   // Serving the SA class lets the SA's Reports (requests) reach us.
-  if (subscribe) uopts.serve_classes = {wire::mgmt_class::subn_adm};
+  if (f.subscribe) uopts.serve_classes = {wire::mgmt_class::subn_adm};
   auto port = UmadTransport::open(uopts);
   if (!port.ok()) {
     std::fprintf(stderr, "ibsm query: %s\n", port.status().message().c_str());
     return 1;
   }
-  const Lid sa_lid = sm_lid ? Lid{static_cast<uint16_t>(*sm_lid)} : (*port)->local_port().sm_lid;
+  const Lid sa_lid = f.sm_lid ? Lid{static_cast<uint16_t>(*f.sm_lid)} : (*port)->local_port().sm_lid;
   if (sa_lid.value == 0) {
     std::fprintf(stderr, "ibsm query: the local port knows no SM (SM LID 0); is a subnet manager running?\n");
     return 1;
   }
   SteadyClock clock;
   sa::SaClientOptions copts;
-  if (timeout) copts.timeout = *timeout * 1000;
-  if (retries) copts.retries = static_cast<int>(*retries);
+  if (f.timeout) copts.timeout = *f.timeout * 1000;
+  if (f.retries) copts.retries = static_cast<int>(*f.retries);
   auto answer = sa::run_sa_call(**port, clock, sa::sa_address(sa_lid), req, copts);
   if (!answer.ok()) {
     std::fprintf(stderr, "ibsm query: %s\n", answer.status().message().c_str());
@@ -292,23 +336,12 @@ int cmd_query(int argc, char** argv) {
                  type->name.data(), status_text(answer->status).c_str());
     return 1;
   }
-  if (subscribe) {
-    std::printf("subscribed to trap %lld at the SA (lid %u)\n", static_cast<long long>(*subscribe), sa_lid.value);
-    std::fflush(stdout);
-    int n = wait_for_reports(**port, clock, clock.now() + Micros{wait_s.value_or(10)} * 1'000'000);
-    // Unsubscribe: the same InformInfo with Subscribe 0.
-    wire::set_field(req.data, wire::inform_info_fields::subscribe, 0);
-    req.tid += 2;
-    auto gone = sa::run_sa_call(**port, clock, sa::sa_address(sa_lid), req, copts);
-    std::printf("%d report(s); unsubscribe %s\n", n,
-                gone.ok() && gone->status == 0 ? "done" : "failed");
-    return 0;
-  }
-  if (count_only) {
+  if (f.subscribe) return run_subscription(f, **port, clock, sa_lid, req, copts);
+  if (f.count_only) {
     std::printf("%zu\n", answer->record_count());
     return 0;
   }
-  print_records(*type, *answer, json);
+  print_records(*type, *answer, f.json);
   return 0;
 }
 

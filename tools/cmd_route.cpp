@@ -6,6 +6,7 @@
 // builds, capacity planning, and for the `file` engine to load later.
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -64,88 +65,133 @@ constexpr const char* kRouteUsage =
     "                           LID (default: the topology's first node, as --sim)\n"
     "  -v, --verbose            more log, with the seconds since start (twice: debug)\n";
 
-}  // namespace
+// The command line, parsed.
+struct RouteFlags {
+  std::optional<std::string> topology, out_file, format, guid2lid_file, sl_file, sl2vl_file, engine, roots_file,
+      lfts_in, torus_config, sm_node;
+  std::optional<int64_t> max_vls, lmc;
+  bool lmc_esp0 = false;
+  uint32_t verbosity = 1;
+};
 
-int cmd_route(int argc, char** argv) {
+// Reads the flags into `f`; an exit status when the command ends here
+// (--help, bad usage), nullopt to go on.
+std::optional<int> parse_route_flags(int argc, char** argv, RouteFlags& f) {
   Args args(argc, argv);
   if (args.flag("--help", "-h")) {
     std::fputs(kRouteUsage, stdout);
     return 0;
   }
-  auto topology = args.value("--topology", "-t");
-  auto out_file = args.value("--lfts");
-  auto format = args.value("--format");
-  auto guid2lid_file = args.value("--guid2lid");
-  auto sl_file = args.value("--sl");
-  auto sl2vl_file = args.value("--sl2vl");
-  auto max_vls = args.integer("--max-vls", 1, 15);
-  auto engine = args.value("--engine", "-R");
-  auto lmc = args.integer("--lmc", 0, 7, "-l");
-  bool lmc_esp0 = args.flag("--lmc_esp0");
-  auto roots_file = args.value("--root_guid_file", "-a");
-  auto lfts_in = args.value("--lfts_file", "-U");
-  auto torus_config = args.value("--torus_config");
-  auto sm_node = args.value("--sm-node");
-  uint32_t verbosity = 1;
-  while (args.flag("--verbose", "-v")) ++verbosity;
+  f.topology = args.value("--topology", "-t");
+  f.out_file = args.value("--lfts");
+  f.format = args.value("--format");
+  f.guid2lid_file = args.value("--guid2lid");
+  f.sl_file = args.value("--sl");
+  f.sl2vl_file = args.value("--sl2vl");
+  f.max_vls = args.integer("--max-vls", 1, 15);
+  f.engine = args.value("--engine", "-R");
+  f.lmc = args.integer("--lmc", 0, 7, "-l");
+  f.lmc_esp0 = args.flag("--lmc_esp0");
+  f.roots_file = args.value("--root_guid_file", "-a");
+  f.lfts_in = args.value("--lfts_file", "-U");
+  f.torus_config = args.value("--torus_config");
+  f.sm_node = args.value("--sm-node");
+  while (args.flag("--verbose", "-v")) ++f.verbosity;
   std::vector<std::string> errors = args.errors();
   for (const auto& r : args.positionals()) errors.push_back("unexpected argument '" + r + "'");
-  if (!topology) errors.push_back("--topology is required");
-  if (format && *format != "dump_lfts" && *format != "opensm")
-    errors.push_back("--format " + *format + ": expected dump_lfts or opensm");
-  if (!errors.empty()) {
-    for (const auto& e : errors) std::fprintf(stderr, "ibsm route: %s\n", e.c_str());
-    std::fputs(kRouteUsage, stderr);
-    return 2;
-  }
-  ElapsedStderrLogSink log(static_cast<LogLevel>(verbosity > 4 ? 4 : verbosity));
+  if (!f.topology) errors.push_back("--topology is required");
+  if (f.format && *f.format != "dump_lfts" && *f.format != "opensm")
+    errors.push_back("--format " + *f.format + ": expected dump_lfts or opensm");
+  if (errors.empty()) return std::nullopt;
+  for (const auto& e : errors) std::fprintf(stderr, "ibsm route: %s\n", e.c_str());
+  std::fputs(kRouteUsage, stderr);
+  return 2;
+}
 
-  auto engines = load_engine_files(roots_file.value_or(""), lfts_in.value_or(""));
-  if (engines.ok() && torus_config) {
-    const Status torus = load_torus_config(*torus_config, true, *engines);
+// The engines' files and settings, and the routing step over them.
+Result<RouteFunction> route_function(const RouteFlags& f, LogSink& log) {
+  auto engines = load_engine_files(f.roots_file.value_or(""), f.lfts_in.value_or(""));
+  if (engines.ok() && f.torus_config) {
+    const Status torus = load_torus_config(*f.torus_config, true, *engines);
     if (!torus.ok()) engines = torus;
   }
-  if (!engines.ok()) {
-    std::fprintf(stderr, "ibsm route: %s\n", engines.status().message().c_str());
-    return 2;
-  }
-  engines->max_vls = static_cast<uint8_t>(max_vls.value_or(8));
+  if (!engines.ok()) return engines.status();
+  engines->max_vls = static_cast<uint8_t>(f.max_vls.value_or(8));
   engines->aside = thread_aside_runner();  // min-hop's and updn's next searches, beside their routing
-  auto route = make_route_function(engine.value_or("minhop"), log, *engines);
+  return make_route_function(f.engine.value_or("minhop"), log, *engines);
+}
+
+// A fresh fabric: whatever LIDs the file records are ignored, as a daemon
+// starting without a cache on unconfigured ports would.
+Result<LidAssignment> fresh_lids(const RouteFlags& f, Fabric& fabric) {
+  auto sm_port = sim_attach_point(fabric, f.sm_node.value_or(""));
+  if (!sm_port.ok()) return sm_port.status();
+  LidOptions lid_options;
+  lid_options.lmc = static_cast<uint8_t>(f.lmc.value_or(0));
+  lid_options.lmc_esp0 = f.lmc_esp0;
+  lid_options.reassign_all = true;
+  lid_options.sm_port_guid = fabric.node(sm_port->node).port(sm_port->port).guid;
+  auto lids = assign_lids(fabric, lid_options, nullptr);
+  if (!lids.ok()) return lids.status();
+  IBSM_RETURN_IF_ERROR(apply_lids(*lids, fabric));
+  return lids;
+}
+
+// --lfts, --sl, --sl2vl and --guid2lid, each where asked.
+Status write_route_outputs(const RouteFlags& f, const Fabric& fabric, const SweepRoutes& routes,
+                           const LidAssignment& lids) {
+  const bool opensm_format = f.format.value_or("dump_lfts") == "opensm";
+  if (f.out_file) {
+    IBSM_RETURN_IF_ERROR(write_stream_output(*f.out_file, [&](std::ostream& out) {
+      if (opensm_format) {
+        write_opensm_lfts_dump(fabric, routes.lfts, out);
+      } else {
+        write_lft_dump(fabric, routes.lfts, out);
+      }
+    }));
+  }
+  if (f.sl_file) {
+    IBSM_RETURN_IF_ERROR(write_stream_output(
+        *f.sl_file, [&](std::ostream& out) { write_path_sl_dump(fabric, routes.path_sl, routes.engine, out); }));
+  }
+  if (f.sl2vl_file) {
+    std::vector<Sl2VlDumpEntry> tables;
+    for (const routing::Sl2VlTable& t : routes.sl2vl.value_or(std::vector<routing::Sl2VlTable>{}))
+      tables.push_back({fabric.node(t.node).node_guid, t.in_port, t.out_port, t.vl_of_sl, 0});
+    IBSM_RETURN_IF_ERROR(write_stream_output(
+        *f.sl2vl_file, [&](std::ostream& out) { write_sl2vl_dump(tables, routes.engine, out); }));
+  }
+  if (f.guid2lid_file) {
+    std::ostringstream map;
+    write_guid2lid(lids.guid2lid, map);
+    IBSM_RETURN_IF_ERROR(write_text_output(*f.guid2lid_file, map.str()));
+  }
+  return {};
+}
+
+}  // namespace
+
+int cmd_route(int argc, char** argv) {
+  RouteFlags f;
+  if (auto done = parse_route_flags(argc, argv, f)) return *done;
+  ElapsedStderrLogSink log(static_cast<LogLevel>(f.verbosity > 4 ? 4 : f.verbosity));
+  auto route = route_function(f, log);
   if (!route.ok()) {
     std::fprintf(stderr, "ibsm route: %s\n", route.status().message().c_str());
     return 2;
   }
-  auto fabric = load_netfile(*topology);
+  auto fabric = load_netfile(*f.topology);
   if (!fabric.ok()) {
     std::fprintf(stderr, "ibsm route: %s\n", fabric.status().message().c_str());
     return 1;
   }
-  auto sm_port = sim_attach_point(*fabric, sm_node.value_or(""));
-  if (!sm_port.ok()) {
-    std::fprintf(stderr, "ibsm route: %s\n", sm_port.status().message().c_str());
-    return 1;
-  }
-
-  // A fresh fabric: whatever LIDs the file records are ignored, as a daemon
-  // starting without a cache on unconfigured ports would.
-  LidOptions lid_options;
-  lid_options.lmc = static_cast<uint8_t>(lmc.value_or(0));
-  lid_options.lmc_esp0 = lmc_esp0;
-  lid_options.reassign_all = true;
-  lid_options.sm_port_guid = fabric->node(sm_port->node).port(sm_port->port).guid;
-  auto lids = assign_lids(*fabric, lid_options, nullptr);
+  auto lids = fresh_lids(f, *fabric);
   if (!lids.ok()) {
     std::fprintf(stderr, "ibsm route: %s\n", lids.status().message().c_str());
     return 1;
   }
-  if (Status s = apply_lids(*lids, *fabric); !s.ok()) {
-    std::fprintf(stderr, "ibsm route: %s\n", s.message().c_str());
-    return 1;
-  }
-
   ibsm::log(log, LogLevel::info, Subsystem::routing, "routing {} switches, lids 1-{}, with '{}'", fabric->switch_count(),
-            lids->top, engine.value_or("minhop"));
+            lids->top, f.engine.value_or("minhop"));
   const auto start = std::chrono::steady_clock::now();
   auto routes = (*route)(*fabric);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -153,45 +199,9 @@ int cmd_route(int argc, char** argv) {
     std::fprintf(stderr, "ibsm route: %s\n", routes.status().message().c_str());
     return 1;
   }
-
-  const bool opensm_format = format.value_or("dump_lfts") == "opensm";
-  Status written = !out_file ? Status{} : write_stream_output(*out_file, [&](std::ostream& out) {
-    if (opensm_format) {
-      write_opensm_lfts_dump(*fabric, routes->lfts, out);
-    } else {
-      write_lft_dump(*fabric, routes->lfts, out);
-    }
-  });
-  if (!written.ok()) {
-    std::fprintf(stderr, "ibsm route: %s\n", written.message().c_str());
+  if (Status s = write_route_outputs(f, *fabric, *routes, *lids); !s.ok()) {
+    std::fprintf(stderr, "ibsm route: %s\n", s.message().c_str());
     return 1;
-  }
-  if (sl_file) {
-    Status sl_written = write_stream_output(
-        *sl_file, [&](std::ostream& out) { write_path_sl_dump(*fabric, routes->path_sl, routes->engine, out); });
-    if (!sl_written.ok()) {
-      std::fprintf(stderr, "ibsm route: %s\n", sl_written.message().c_str());
-      return 1;
-    }
-  }
-  if (sl2vl_file) {
-    std::vector<Sl2VlDumpEntry> tables;
-    for (const routing::Sl2VlTable& t : routes->sl2vl.value_or(std::vector<routing::Sl2VlTable>{}))
-      tables.push_back({fabric->node(t.node).node_guid, t.in_port, t.out_port, t.vl_of_sl, 0});
-    Status written_tables = write_stream_output(
-        *sl2vl_file, [&](std::ostream& out) { write_sl2vl_dump(tables, routes->engine, out); });
-    if (!written_tables.ok()) {
-      std::fprintf(stderr, "ibsm route: %s\n", written_tables.message().c_str());
-      return 1;
-    }
-  }
-  if (guid2lid_file) {
-    std::ostringstream map;
-    write_guid2lid(lids->guid2lid, map);
-    if (Status s = write_text_output(*guid2lid_file, map.str()); !s.ok()) {
-      std::fprintf(stderr, "ibsm route: %s\n", s.message().c_str());
-      return 1;
-    }
   }
   std::fprintf(stderr, "ibsm route: %zu switches, %zu CAs, lids 1..%u, routing %s in %.3f s\n", fabric->switch_count(),
                fabric->ca_count(), static_cast<unsigned>(lids->top.value), routes->engine.c_str(), seconds);

@@ -1,4 +1,4 @@
-#include "tools/daemon_control.h"
+#include "tools/daemon/daemon_control.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -10,7 +10,7 @@
 
 #include "mad/base/json.h"
 #include "mad/wire/sm_info.h"
-#include "tools/sm_dumps.h"
+#include "tools/daemon/sm_dumps.h"
 
 namespace ibsm::tools {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/sm_dumps.h"
+#include "tools/daemon/sm_dumps.h"
 
 #include <filesystem>
 
