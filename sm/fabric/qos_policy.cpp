@@ -28,7 +28,11 @@ std::string_view unquote(std::string_view v) {
   return v;
 }
 
-bool parse_policy_number(std::string_view v, uint64_t& out) { return parse_decimal_or_hex(trim(v), out); }
+bool parse_policy_number(std::string_view v, uint64_t& out) {
+  const auto n = parse_unsigned(trim(v), Notation::decimal_or_hex);
+  if (n) out = *n;
+  return n.has_value();
+}
 
 std::vector<std::string_view> split(std::string_view v, char sep) {
   std::vector<std::string_view> out;
