@@ -184,7 +184,7 @@ SaQueryResult MulticastRegistry::join(const SaSnapshot& s, const SaQuery& q) {
   const bool proxy = port->guid != requester->guid;
   if (proxy && !q.trusted) return status_only(wire::sa_status::req_invalid);
   if (t.join_state == 0) return status_only(wire::sa_status::req_invalid);
-  if ((mask & c_p_key) && (t.p_key & pkey_partition_mask) == 0) return status_only(wire::sa_status::req_invalid);
+  if ((mask & c_p_key) && (t.p_key & wire::p_key_base_mask) == 0) return status_only(wire::sa_status::req_invalid);
   t.proxy_join = proxy;
 
   McGroup* g = groups_.find(t.mgid);

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "mad/wire/gid_text.h"
+#include "mad/wire/p_key_table.h"
 #include "sm/fabric/ib_rate_mtu.h"
 #include "sm/fabric/netfile_text.h"
 
@@ -144,7 +145,7 @@ bool Reader::header(std::string_view text, Partition& p) {
   }
   // The membership bit is not the partition's: OpenSM drops it, and members
   // get theirs from full/limited/both.
-  p.pkey = static_cast<uint16_t>(*pkey & 0x7fff);
+  p.pkey = static_cast<uint16_t>(*pkey & wire::p_key_base_mask);
   if (p.pkey == 0) {
     error(items[0], fmt::format("partition {}: P_Key {} is 0 without the membership bit; 0 is not a P_Key",
                                 quoted(p.name), *first.value));
