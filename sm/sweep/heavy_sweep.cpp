@@ -7,6 +7,7 @@
 #include "mad/wire/linear_forwarding_table.h"
 #include "mad/wire/p_key_table.h"
 #include "mad/wire/smp.h"
+#include "sm/fabric/lfts.h"
 #include "sm/sweep/configured_subnet.h"
 #include "sm/sweep/missing_nodes.h"
 #include "sm/sweep/partition_plan.h"
@@ -15,7 +16,6 @@
 namespace ibsm {
 namespace {
 
-constexpr uint8_t kNoRoute = 0xFF;
 constexpr size_t kLftBlock = wire::lft_block_size;
 // SMPs queued at once: enough to keep any window full, few enough that the
 // queue costs a few MB (a queued SMP is some 600 bytes).
