@@ -337,7 +337,7 @@ class HeavySweep {
           const wire::LinearForwardingTable block = block_of(b);
           for (size_t k = 0; k < kLftBlock && same; ++k) {
             size_t lid = first + k;
-            uint8_t held = lid < mem.lft.size() ? mem.lft[lid] : kNoRoute;
+            const uint8_t held = lft_entry(mem.lft.entries(), lid);
             if (held != block.ports[k]) same = false;
           }
         }
