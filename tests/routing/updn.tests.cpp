@@ -19,6 +19,7 @@
 #include "routing/guid_list.h"
 #include "routing/minhop.h"
 #include "routing/registry.h"
+#include "routing/shortest_paths.h"
 #include "routing/trace.h"
 #include "routing_fixtures.h"
 #include "updown_oracle.h"
