@@ -26,8 +26,7 @@ UnicastTables UnicastTables::unrouted(const RoutingGraph& graph) {
 
 uint8_t UnicastTables::port(NodeIndex sw, Lid lid) const {
   if (sw.value >= lfts.size()) return kNoRoute;
-  const std::vector<uint8_t>& lft = lfts[sw.value];
-  return lid.value < lft.size() ? lft[lid.value] : kNoRoute;
+  return lft_entry(lfts[sw.value], lid.value);
 }
 
 Status validate_tables(const RoutingGraph& graph, const UnicastTables& tables) {

@@ -1,5 +1,6 @@
 #include "routing/file_engine.h"
 
+#include <cassert>
 #include <unordered_map>
 #include <vector>
 
@@ -66,7 +67,9 @@ Result<UnicastTables> FileEngine::compute(const RoutingInput& input) {
       if (e.port_guid) {
         const auto block = now.find(e.port_guid->value);
         if (block == now.end()) continue;  // the port is gone
-        const uint32_t offset = lid - old_base.at(e.port_guid->value);
+        const auto base = old_base.find(e.port_guid->value);
+        assert(base != old_base.end());  // every port GUID of the dump has its base
+        const uint32_t offset = lid - base->second;
         if (offset >= (1u << block->second.lmc)) continue;  // beyond its block now
         lid = block->second.base.value + offset;
       }

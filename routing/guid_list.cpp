@@ -27,19 +27,14 @@ Result<std::vector<Guid>> parse_guid_list(std::istream& in, std::string_view sou
       return invalid_argument_error(fmt::format("{}:{}: {} {}", source, number, quoted(text), why));
     };
     if (std::any_of(text.begin(), text.end(), blank)) return bad("holds more than one guid (one per line)");
-    if (text.size() < 3 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) {
-      return bad("is not a guid (0x followed by hex digits)");
+    const auto guid = parse_guid(text);
+    if (!guid) {
+      const bool prefixed = text.starts_with("0x") || text.starts_with("0X");
+      return bad(prefixed && text.size() > 2 + kGuidHexDigits ? "is longer than a guid (16 hex digits)"
+                                                              : "is not a guid (0x followed by hex digits)");
     }
-    const std::string_view digits = text.substr(2);
-    if (digits.size() > 16) return bad("is longer than a guid (16 hex digits)");
-    uint64_t value = 0;
-    for (char c : digits) {
-      const int d = hex_digit(c);
-      if (d < 0) return bad("is not a guid (0x followed by hex digits)");
-      value = value << 4 | static_cast<uint64_t>(d);
-    }
-    if (value == 0) return bad("is zero, which no port has");
-    if (std::find(guids.begin(), guids.end(), Guid{value}) == guids.end()) guids.push_back(Guid{value});
+    if (guid->is_zero()) return bad("is zero, which no port has");
+    if (std::find(guids.begin(), guids.end(), *guid) == guids.end()) guids.push_back(*guid);
   }
   if (in.bad()) return unavailable_error(fmt::format("{}: read error", source));
   return guids;

@@ -100,10 +100,10 @@ class RepairWalker {
           continue;
         }
         if (!owner_[lid].node.valid()) continue;
-        const uint8_t out = lid < now_row.size() ? now_row[lid] : kNoRoute;
+        const uint8_t out = lft_entry(now_row, lid);
         bool start = false;
         if (!same) {
-          const uint8_t was = was_row && lid < was_row->size() ? (*was_row)[lid] : kNoRoute;
+          const uint8_t was = was_row ? lft_entry(*was_row, lid) : kNoRoute;
           if (was != out) {
             ++out_.changed_entries;
             lid_changed[lid] = true;
@@ -163,7 +163,7 @@ class RepairWalker {
       path_.push_back(at);
       const Node& node = now_.node(at);
       const LftRow& row = repaired_[at.value];
-      const uint8_t out = lid < row.size() ? row[lid] : kNoRoute;
+      const uint8_t out = lft_entry(row, lid);
       if (out == 0 || out == kNoRoute || out > node.num_ports) {
         why = fmt::format("no route at switch {}", node.node_guid);
         break;

@@ -1,6 +1,5 @@
 #include "routing/torus_config.h"
 
-#include <charconv>
 #include <string>
 
 #include <fmt/format.h>
@@ -11,18 +10,11 @@ namespace ibsm::routing {
 
 namespace {
 
-template <typename T>
-bool parse_number(std::string_view text, T& value, int base = 10) {
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value, base);
-  return ec == std::errc() && ptr == end;
-}
-
-bool parse_guid(std::string_view text, Guid& guid) {
-  if (text.size() < 3 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X') || text.size() > 18) return false;
-  uint64_t value = 0;
-  if (!parse_number(text.substr(2), value, 16) || value == 0) return false;
-  guid = Guid{value};
+// A switch node GUID: "0x" and 1 to 16 hex digits, not zero.
+bool parse_switch_guid(std::string_view text, Guid& guid) {
+  const auto g = parse_guid(text);
+  if (!g || g->is_zero()) return false;
+  guid = *g;
   return true;
 }
 
@@ -61,12 +53,12 @@ Result<TorusConfig> parse_torus_config(std::string_view text, std::string_view s
           wraps = r.back() == 't' || r.back() == 'T';
           r.remove_suffix(1);
         }
-        uint32_t radix = 0;
-        if (!parse_number(r, radix) || radix == 0 || radix > 256) {
+        const auto radix = parse_unsigned(r, Notation::decimal, 256);
+        if (!radix || *radix == 0) {
           return bad(fmt::format("{} is not a radix (1 to 256, with an optional m, M, t or T)", quoted(t[1 + d])));
         }
-        config.radix[d] = radix;
-        config.wraps[d] = wraps && radix > 1;
+        config.radix[d] = static_cast<uint32_t>(*radix);
+        config.wraps[d] = wraps && *radix > 1;
       }
       have_size = true;
       continue;
@@ -76,7 +68,7 @@ Result<TorusConfig> parse_torus_config(std::string_view text, std::string_view s
       TorusSeedLink link;
       link.dim = static_cast<uint8_t>(key[0] - 'x');
       link.positive = key[1] == 'p';
-      if (t.size() < 3 || !parse_guid(t[1], link.from) || !parse_guid(t[2], link.to)) {
+      if (t.size() < 3 || !parse_switch_guid(t[1], link.from) || !parse_switch_guid(t[2], link.to)) {
         return bad("wants two switch node guids (0x followed by hex digits)");
       }
       if (link.from == link.to) return bad("links a switch to itself");
@@ -90,9 +82,9 @@ Result<TorusConfig> parse_torus_config(std::string_view text, std::string_view s
       continue;
     }
     if (key.size() == 10 && key.substr(1) == "_dateline" && (key[0] == 'x' || key[0] == 'y' || key[0] == 'z')) {
-      int32_t position = 0;
-      if (t.size() < 2 || !parse_number(t[1], position)) return bad("wants a signed whole number");
-      seed.dateline[static_cast<size_t>(key[0] - 'x')] = position;
+      const auto position = t.size() < 2 ? std::nullopt : parse_signed(t[1], INT32_MIN, INT32_MAX);
+      if (!position) return bad("wants a signed whole number");
+      seed.dateline[static_cast<size_t>(key[0] - 'x')] = static_cast<int32_t>(*position);
       continue;
     }
     if (key == "next_seed") {
@@ -100,11 +92,9 @@ Result<TorusConfig> parse_torus_config(std::string_view text, std::string_view s
       continue;
     }
     if (key == "portgroup_max_ports") {
-      uint32_t ports = 0;
-      if (t.size() < 2 || !parse_number(t[1], ports) || ports == 0 || ports > 254) {
-        return bad("wants a number of ports, 1 to 254");
-      }
-      config.portgroup_max_ports = ports;
+      const auto ports = t.size() < 2 ? std::nullopt : parse_unsigned(t[1], Notation::decimal, 254);
+      if (!ports || *ports == 0) return bad("wants a number of ports, 1 to 254");
+      config.portgroup_max_ports = static_cast<uint32_t>(*ports);
       continue;
     }
     return bad(fmt::format("unknown keyword {}", quoted(key)));

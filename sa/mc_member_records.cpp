@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <set>
 #include <span>
 
@@ -184,7 +185,7 @@ SaQueryResult MulticastRegistry::join(const SaSnapshot& s, const SaQuery& q) {
   const bool proxy = port->guid != requester->guid;
   if (proxy && !q.trusted) return status_only(wire::sa_status::req_invalid);
   if (t.join_state == 0) return status_only(wire::sa_status::req_invalid);
-  if ((mask & c_p_key) && (t.p_key & pkey_partition_mask) == 0) return status_only(wire::sa_status::req_invalid);
+  if ((mask & c_p_key) && (t.p_key & wire::p_key_base_mask) == 0) return status_only(wire::sa_status::req_invalid);
   t.proxy_join = proxy;
 
   McGroup* g = groups_.find(t.mgid);
@@ -252,7 +253,9 @@ SaQueryResult MulticastRegistry::join(const SaSnapshot& s, const SaQuery& q) {
   // The answer carries the member's JoinState after the join: the bits it
   // had and the ones asked for (osmtest -f m checks 0x27 after 0x22 + 0x25).
   McMemberRecord joined = echo(t, *g);
-  joined.join_state = g->members.at(port->guid.value).join_state;
+  const auto member = g->members.find(port->guid.value);
+  assert(member != g->members.end());  // it has just joined
+  joined.join_state = member->second.join_state;
   return answer({joined});
 }
 

@@ -5,12 +5,12 @@
 #include <fmt/format.h>
 
 #include "mad/wire/gid_text.h"
+#include "mad/wire/p_key_table.h"
 #include "mad/wire/sa/path_selector.h"
 
 namespace ibsm::sa {
 namespace {
 
-constexpr uint16_t full_member_bit = 0x8000;
 constexpr uint16_t ipv4_signature = 0x401B;
 constexpr uint16_t ipv6_signature = 0x601B;
 
@@ -67,7 +67,7 @@ class Builder {
     r.mtu_selector = wire::sa_selector::exactly;
     r.mtu = flags.mtu;
     r.tclass = flags.tclass;
-    r.p_key = pkey | full_member_bit;
+    r.p_key = pkey | wire::p_key_full_member_bit;
     r.rate_selector = wire::sa_selector::exactly;
     r.rate = flags.rate;
     r.packet_life_time_selector = wire::sa_selector::exactly;
@@ -84,7 +84,7 @@ class Builder {
 wire::Gid broadcast_mgid(uint16_t pkey) {
   wire::Gid g;
   g.raw = {0xff, 0x10 | link_local_scope, 0x40, 0x1b, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
-  set_mgid_pkey(g, pkey | full_member_bit);
+  set_mgid_pkey(g, pkey | wire::p_key_full_member_bit);
   return g;
 }
 
@@ -108,8 +108,8 @@ void add_partition(Builder& b, const Partition& p) {
     const uint16_t sig = mgid_signature(mgid);
     if (sig == ipv4_signature || sig == ipv6_signature) {
       const std::string name = wire::format_gid(mgid.raw);
-      const uint16_t named = mgid_pkey(mgid) & ~full_member_bit;
-      if (mgid != broadcast_mgid(0x7FFF) && mgid_pkey(mgid) != 0 && named != p.pkey) {
+      const uint16_t named = mgid_pkey(mgid) & ~wire::p_key_full_member_bit;
+      if (mgid != broadcast_mgid(wire::default_partition) && mgid_pkey(mgid) != 0 && named != p.pkey) {
         b.out.skipped.push_back(fmt::format("line {}: ip group {} names p_key 0x{:04x}, not its partition's 0x{:04x}",
                                             line.line, name, mgid_pkey(mgid), p.pkey));
         continue;
@@ -120,7 +120,7 @@ void add_partition(Builder& b, const Partition& p) {
             f.mtu, f.rate, base.mtu, base.rate));
         continue;
       }
-      set_mgid_pkey(mgid, p.pkey | full_member_bit);
+      set_mgid_pkey(mgid, p.pkey | wire::p_key_full_member_bit);
       if (f.q_key == 0) f.q_key = ipoib_q_key;
     }
     b.add(mgid, f, p.pkey);
@@ -134,7 +134,7 @@ PredefinedGroups predefined_groups(const PartitionConfig* config, uint8_t packet
   if (config == nullptr) {
     Partition def;
     def.name = "Default";
-    def.pkey = 0x7FFF;
+    def.pkey = wire::default_partition;
     def.ipoib = true;
     add_partition(b, def);
   } else {

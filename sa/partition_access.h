@@ -21,10 +21,6 @@
 
 namespace ibsm::sa {
 
-inline constexpr uint16_t pkey_partition_mask = 0x7FFF;
-inline constexpr uint16_t pkey_full_member_bit = 0x8000;
-inline constexpr uint16_t default_pkey = wire::default_p_key;
-
 // The end port a request from `lid` came from, or nullptr.
 inline const EndPort* requester_port(const SaSnapshot& s, Lid lid) { return s.by_lid(lid); }
 

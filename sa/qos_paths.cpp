@@ -20,7 +20,7 @@ bool member(const SaSnapshot& s, const QosPortGroup& g, Guid guid) {
 // bit of the asked P_Key only (osm_qos_level_has_pkey), so a level written
 // 0x8002 never admits a request for 0x8002, while its shared-key search
 // finds partition 2; ibsm drops it on both sides, as the match rules do.
-QosRange partitions_of(const QosRange& r) { return {r.lo & pkey_partition_mask, r.hi & pkey_partition_mask}; }
+QosRange partitions_of(const QosRange& r) { return {r.lo & wire::p_key_base_mask, r.hi & wire::p_key_base_mask}; }
 
 }  // namespace
 
@@ -46,7 +46,7 @@ void apply_qos_level(const SaSnapshot& s, const QosLevel& level, uint8_t& sl, ui
 bool qos_level_allows_pkey(const QosLevel& level, uint16_t pkey) {
   if (level.pkeys.empty()) return true;
   return std::any_of(level.pkeys.begin(), level.pkeys.end(),
-                     [pkey](const QosRange& r) { return partitions_of(r).contains(pkey & pkey_partition_mask); });
+                     [pkey](const QosRange& r) { return partitions_of(r).contains(pkey & wire::p_key_base_mask); });
 }
 
 std::optional<uint16_t> qos_level_pkey(const SaSnapshot& s, const QosLevel& level, const EndPort& source,

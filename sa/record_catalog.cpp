@@ -68,9 +68,9 @@ bool is_hex(const wire::Field& f) {
 }
 
 Result<uint64_t> parse_number(std::string_view s) {
-  uint64_t v = 0;
-  if (!parse_decimal_or_hex(s, v)) return invalid_argument_error("not a number");
-  return v;
+  const auto v = parse_unsigned(s, Notation::decimal_or_hex);
+  if (!v) return invalid_argument_error("not a number");
+  return *v;
 }
 
 }  // namespace
@@ -119,8 +119,8 @@ Status set_component(std::span<uint8_t> record, const wire::Component& c, std::s
   if (hex.size() % 2 != 0 || hex.size() / 2 > bytes.size())
     return invalid_argument_error(fmt::format("{}: want up to {} hex bytes", f.name, bytes.size()));
   for (size_t i = 0; i < hex.size() / 2; ++i) {
-    auto b = parse_number(fmt::format("0x{}", hex.substr(2 * i, 2)));
-    if (!b.ok()) return invalid_argument_error(fmt::format("{}: '{}' is not hex", f.name, value));
+    const auto b = parse_unsigned(hex.substr(2 * i, 2), Notation::hex);
+    if (!b) return invalid_argument_error(fmt::format("{}: '{}' is not hex", f.name, value));
     bytes[i] = static_cast<uint8_t>(*b);
   }
   return {};

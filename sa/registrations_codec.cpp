@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <span>
 #include <vector>
 
@@ -37,12 +36,6 @@ void append_record(std::string& out, std::string_view tag, const R& record) {
   // Not a format call per byte, which made a save of tens of thousands of
   // records take seconds.
   append_hex_bytes(out, bytes);
-}
-
-template <typename T>
-bool parse_number(std::string_view s, T& v, int base = 10) {
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  return ec == std::errc() && end == s.data() + s.size();
 }
 
 class Reader {
@@ -121,29 +114,31 @@ Result<SavedRegistrations> decode_registrations(std::string_view text, std::stri
     ++number;
     const std::vector<std::string_view> w = split_words(line);
     if (number == 1) {
-      int version = 0;
-      if (w.size() != 2 || w[0] != kMagic || !parse_number(w[1], version))
+      const auto version = w.size() == 2 ? parse_signed(w[1], INT32_MIN, INT32_MAX) : std::nullopt;
+      if (w.size() != 2 || w[0] != kMagic || !version)
         return rd.error(number, fmt::format("not an ibsm SA registrations file: {}", quoted(line)));
-      if (version != registrations_format_version)
-        return rd.error(number, fmt::format("format version {}; this ibsm reads version {}", version,
+      if (*version != registrations_format_version)
+        return rd.error(number, fmt::format("format version {}; this ibsm reads version {}", *version,
                                             registrations_format_version));
       continue;
     }
     if (w.empty()) return rd.error(number, "empty line");
     if (w[0] == "checksum") {
-      uint64_t sum = 0;
-      if (w.size() != 2 || w[1].size() != 16 || !parse_number(w[1], sum, 16))
+      const auto sum = w.size() == 2 && w[1].size() == 16 ? parse_unsigned(w[1], Notation::hex) : std::nullopt;
+      if (!sum)
         return rd.error(number, fmt::format("malformed checksum line: {}", quoted(line)));
       const uint64_t want = fnv1a(text.substr(0, line_start));
-      if (sum != want)
-        return rd.error(number, fmt::format("checksum {:016x} does not match the contents ({:016x})", sum, want));
+      if (*sum != want)
+        return rd.error(number, fmt::format("checksum {:016x} does not match the contents ({:016x})", *sum, want));
       if (pos != text.size()) return rd.error(number + 1, "text after the checksum line");
       if (!saw_time) return rd.error(number, "no saved-at line");
       return saved;
     }
     if (w[0] == "saved-at") {
-      if (w.size() != 2 || !parse_number(w[1], saved.saved_at_ms) || saw_time)
+      const auto saved_at = w.size() == 2 ? parse_signed(w[1]) : std::nullopt;
+      if (!saved_at || saw_time)
         return rd.error(number, fmt::format("malformed saved-at line: {}", quoted(line)));
+      saved.saved_at_ms = *saved_at;
       saw_time = true;
     } else if (w[0] == "service") {
       if (w.size() != 3) return rd.error(number, "service line: a record and its time left expected");
@@ -151,10 +146,10 @@ Result<SavedRegistrations> decode_registrations(std::string_view text, std::stri
       if (!r.ok()) return r.status();
       std::optional<Micros> left;
       if (w[2] != kInfinite) {
-        int64_t ms = 0;
-        if (!parse_number(w[2], ms) || ms < 0)
+        const auto ms = parse_signed(w[2], 0);
+        if (!ms)
           return rd.error(number, fmt::format("service lease left {} is not a count of ms", quoted(w[2])));
-        left = Micros{ms} * 1000;
+        left = Micros{*ms} * 1000;
       }
       if (left.has_value() == (r->service_lease == wire::service_lease_infinite))
         return rd.error(number, "service lease left disagrees with the record's lease (infinite or not)");

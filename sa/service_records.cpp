@@ -43,7 +43,7 @@ uint16_t read_identity(const SaQuery& q, wire::ServiceRecord& out) {
   if (!rec.ok()) return wire::sa_status::req_invalid;
   out = *rec;
   if ((q.component_mask & lease_bit) == 0) out.service_lease = wire::service_lease_infinite;
-  if ((q.component_mask & pkey_bit) == 0) out.service_p_key = default_pkey;
+  if ((q.component_mask & pkey_bit) == 0) out.service_p_key = wire::default_p_key;
   return 0;
 }
 
@@ -139,7 +139,7 @@ SaQueryResult ServiceRegistry::get(const SaSnapshot& s, const SaQuery& q, Micros
   for (const auto& [key, stored] : records_) {
     if (!live(stored, now)) continue;
     const uint16_t pkey = stored.record.service_p_key;
-    if (!q.trusted && (pkey & pkey_partition_mask) != 0 &&
+    if (!q.trusted && (pkey & wire::p_key_base_mask) != 0 &&
         (requester == nullptr || !port_has_pkey(s, *requester, pkey)))
       continue;
     wire::encode(stored.record, buf);

@@ -1,8 +1,5 @@
 #include "mad/base/text.h"
 
-#include <cerrno>
-#include <charconv>
-#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -21,26 +18,79 @@ std::vector<std::string_view> split_words(std::string_view line) {
   return words;
 }
 
-bool parse_c_unsigned(std::string_view text, uint64_t max, uint64_t& value) {
-  if (text.empty() || text.front() == '-' || text.front() == '+' || is_space(text.front())) return false;
-  const std::string s(text);
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(s.c_str(), &end, 0);
-  if (end != s.c_str() + s.size() || errno != 0 || v > max) return false;
-  value = v;
-  return true;
+NumberScan scan_unsigned(std::string_view text, Notation notation) {
+  const bool has_0x = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X') && hex_digit(text[2]) >= 0;
+  unsigned base = 10;
+  size_t prefix = 0;
+  switch (notation) {
+    case Notation::c:
+      if (has_0x) {
+        base = 16;
+        prefix = 2;
+      } else if (!text.empty() && text[0] == '0') {
+        base = 8;
+      }
+      break;
+    case Notation::decimal_or_hex:
+      if (has_0x) {
+        base = 16;
+        prefix = 2;
+      }
+      break;
+    case Notation::decimal:
+      break;
+    case Notation::hex:
+      base = 16;
+      break;
+    case Notation::hex_optional_0x:
+      base = 16;
+      if (has_0x) prefix = 2;
+      break;
+    case Notation::hex_0x:
+      if (!has_0x) return {};
+      base = 16;
+      prefix = 2;
+      break;
+  }
+  NumberScan n;
+  size_t digits = 0;
+  for (size_t i = prefix; i < text.size(); ++i, ++digits) {
+    const int d = hex_digit(text[i]);
+    if (d < 0 || static_cast<unsigned>(d) >= base) break;
+    const auto du = static_cast<uint64_t>(d);
+    if (n.overflow || n.value > (UINT64_MAX - du) / base) {
+      n.overflow = true;
+      n.value = UINT64_MAX;
+    } else {
+      n.value = n.value * base + du;
+    }
+  }
+  n.used = digits == 0 ? 0 : prefix + digits;
+  return n;
 }
 
-bool parse_decimal_or_hex(std::string_view text, uint64_t& value) {
-  int base = 10;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    base = 16;
-    text.remove_prefix(2);
-  }
-  if (text.empty()) return false;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
-  return ec == std::errc() && end == text.data() + text.size();
+std::optional<uint64_t> parse_unsigned(std::string_view text, Notation notation, uint64_t max) {
+  const NumberScan n = scan_unsigned(text, notation);
+  if (n.used == 0 || n.used != text.size() || n.overflow || n.value > max) return std::nullopt;
+  return n.value;
+}
+
+std::optional<int64_t> parse_signed(std::string_view text, int64_t min, int64_t max) {
+  const bool negative = text.starts_with('-');
+  if (negative) text.remove_prefix(1);
+  // The magnitude of INT64_MIN is one more than INT64_MAX.
+  const auto magnitude = parse_unsigned(text, Notation::decimal, negative ? uint64_t{1} << 63 : INT64_MAX);
+  if (!magnitude) return std::nullopt;
+  const int64_t v = negative ? static_cast<int64_t>(0 - *magnitude) : static_cast<int64_t>(*magnitude);
+  if (v < min || v > max) return std::nullopt;
+  return v;
+}
+
+std::optional<Guid> parse_guid(std::string_view text, Notation notation) {
+  if (notation == Notation::hex_0x && text.size() > 2 + kGuidHexDigits) return std::nullopt;
+  const auto v = parse_unsigned(text, notation);
+  if (!v) return std::nullopt;
+  return Guid{*v};
 }
 
 std::string quoted(std::string_view value, size_t max) {

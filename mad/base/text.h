@@ -1,13 +1,16 @@
-// Text helpers every reader of files and flags shares: one trim, and one way
-// to quote a value in an error message.
+// Text helpers every reader of files and flags shares: one trim, one number
+// parser, one GUID parser, and one way to quote a value in an error message.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "mad/base/types.h"
 
 namespace ibsm {
 
@@ -35,15 +38,58 @@ constexpr std::string_view trim(std::string_view s) {
 // file reader splits its lines with this one.
 std::vector<std::string_view> split_words(std::string_view line);
 
-// An unsigned number in C notation (decimal, 0x hex, leading-0 octal), at
-// most `max`; false for anything else (empty, a sign, trailing text).
-bool parse_c_unsigned(std::string_view text, uint64_t max, uint64_t& value);
+// How a number is written. Every reader of files and flags names the
+// notation of its format; the one parser below reads them all.
+enum class Notation : uint8_t {
+  c,                // C, as strtoull(.., 0) reads: decimal, "0x" hex, leading-0 octal
+  decimal_or_hex,   // decimal, or hex after "0x"; a leading 0 is not octal (OpenSM's
+                    // opensm.conf and qos-policy.conf, saquery's field values)
+  decimal,          // decimal digits only
+  hex,              // hex digits, no prefix
+  hex_optional_0x,  // hex digits, after an optional "0x" (strtoull(.., 16))
+  hex_0x,           // hex digits after a required "0x"
+};
 
-// An unsigned number in decimal, or in hex after "0x": the whole of `text`
-// (no blanks, no sign, no trailing text); false for anything else. A leading
-// 0 is not octal here (OpenSM's opensm.conf and qos-policy.conf, saquery's
-// field values).
-bool parse_decimal_or_hex(std::string_view text, uint64_t& value);
+// What scan_unsigned read at the front of a text.
+struct NumberScan {
+  uint64_t value = 0;     // UINT64_MAX when it overflowed (strtoull saturates)
+  size_t used = 0;        // characters read, the prefix included; 0 when no digits
+  bool overflow = false;  // more than 64 bits
+};
+
+// The number at the front of `text` in `notation`, as far as its digits
+// go, like strtoull(text, &end, base) but for blanks and a sign (neither
+// is read). "0x" not followed by a hex digit is no prefix: with C notation
+// "0xg" reads the 0, as strtoull does.
+NumberScan scan_unsigned(std::string_view text, Notation notation);
+
+// The whole of `text` as one unsigned number in `notation`, at most `max`;
+// nullopt for anything else (empty, blanks, a sign, trailing text, more
+// than `max`). The one number parser of the core.
+std::optional<uint64_t> parse_unsigned(std::string_view text, Notation notation, uint64_t max = UINT64_MAX);
+
+// The whole of `text` as a decimal number with an optional '-' (no '+'), in
+// [min, max]; nullopt for anything else. parse_unsigned with a sign.
+std::optional<int64_t> parse_signed(std::string_view text, int64_t min = INT64_MIN, int64_t max = INT64_MAX);
+
+// The GUID's own notation: "0x" and 1 to 16 hex digits, as the diag tools
+// and OpenSM print GUIDs ("0x0002c90300001234").
+inline constexpr size_t kGuidHexDigits = 16;
+
+// The whole of `text` as a GUID: a 64-bit number in `notation`; with
+// hex_0x (the default, the GUID's own notation) at most 16 digits after
+// the "0x". nullopt for anything else. A zero GUID is read: refusing it
+// (Guid::is_zero) is the caller's, each with its own message. The one GUID
+// parser of the core.
+std::optional<Guid> parse_guid(std::string_view text, Notation notation = Notation::hex_0x);
+
+// parse_unsigned(text, Notation::c, max), kept for tools/ until their
+// readers are switched over.
+inline bool parse_c_unsigned(std::string_view text, uint64_t max, uint64_t& value) {
+  const auto v = parse_unsigned(text, Notation::c, max);
+  if (v) value = *v;
+  return v.has_value();
+}
 
 // A value for a one-line message, in single quotes: blanks and line breaks
 // folded to one space, and cut after `max` characters with how long it was

@@ -2,6 +2,8 @@
 
 #include <cassert>
 
+#include "mad/base/text.h"
+
 namespace ibsm {
 
 DrPath DrPath::extended(uint8_t out_port) const {
@@ -35,17 +37,13 @@ bool DrPath::parse(std::string_view text, DrPath& out) {
     size_t comma = text.find(',');
     std::string_view item = text.substr(0, comma);
     if (item.empty() || item.size() > 3) return false;
-    unsigned v = 0;
-    for (char c : item) {
-      if (c < '0' || c > '9') return false;
-      v = v * 10 + static_cast<unsigned>(c - '0');
-    }
-    if (v > 255) return false;
-    if (first && v == 0) {
+    const auto v = parse_unsigned(item, Notation::decimal, 255);
+    if (!v) return false;
+    if (first && *v == 0) {
       // leading 0 names the local port: not a hop
     } else {
       if (p.full()) return false;
-      p = p.extended(static_cast<uint8_t>(v));
+      p = p.extended(static_cast<uint8_t>(*v));
     }
     first = false;
     if (comma == std::string_view::npos) break;

@@ -1,9 +1,10 @@
 #include "mad/wire/gid_text.h"
 
-#include <charconv>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "mad/base/text.h"
 
 namespace ibsm::wire {
 
@@ -27,11 +28,10 @@ Result<std::array<uint8_t, 16>> parse_gid(std::string_view text) {
   while (i < text.size()) {
     size_t end = text.find(':', i);
     std::string_view part = text.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i);
-    uint64_t v = 0;
-    auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), v, 16);
-    if (part.empty() || part.size() > 4 || ec != std::errc() || p != part.data() + part.size())
+    const auto v = part.size() > 4 ? std::nullopt : parse_unsigned(part, Notation::hex);
+    if (!v)
       return invalid_argument_error(fmt::format("'{}' is not a GID (IPv6 form, e.g. fe80::2c9:300:0:1)", text));
-    out->push_back(static_cast<uint16_t>(v));
+    out->push_back(static_cast<uint16_t>(*v));
     if (end == std::string_view::npos) break;
     if (end + 1 < text.size() && text[end + 1] == ':') {
       if (gap) return invalid_argument_error(fmt::format("'{}' has two '::'", text));

@@ -1,8 +1,8 @@
 #include "sm/config/listen_address.h"
 
-#include <charconv>
-
 #include <fmt/format.h>
+
+#include "mad/base/text.h"
 
 namespace ibsm {
 
@@ -28,11 +28,10 @@ Result<std::optional<ListenAddress>> parse_listen_address(std::string_view text)
     port = text.substr(colon + 1);
   }
   if (a.host.empty()) return invalid_argument_error(fmt::format("'{}' has no address", text));
-  unsigned n = 0;
-  auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), n);
-  if (port.empty() || ec != std::errc() || end != port.data() + port.size() || n > 65535)
+  const auto n = parse_unsigned(port, Notation::decimal, 65535);
+  if (!n)
     return invalid_argument_error(fmt::format("'{}' is not a port number 0-65535", port));
-  a.port = static_cast<uint16_t>(n);
+  a.port = static_cast<uint16_t>(*n);
   return std::optional<ListenAddress>(std::move(a));
 }
 

@@ -18,11 +18,11 @@ namespace {
 // instantiates them per key.
 template <auto Member, uint64_t Min, uint64_t Max>
 std::string set_number(SmConfig& c, std::string_view v) {
-  uint64_t n = 0;
-  if (!parse_decimal_or_hex(v, n)) return fmt::format("{} is not a number", quoted(v));
-  if (n < Min || n > Max) return fmt::format("{} is out of range {}..{}", n, Min, Max);
+  const auto n = parse_unsigned(v, Notation::decimal_or_hex);
+  if (!n) return fmt::format("{} is not a number", quoted(v));
+  if (*n < Min || *n > Max) return fmt::format("{} is out of range {}..{}", *n, Min, Max);
   using T = std::remove_reference_t<decltype(c.*Member)>;
-  c.*Member = static_cast<T>(n);
+  c.*Member = static_cast<T>(*n);
   return {};
 }
 template <auto Member>
@@ -60,9 +60,9 @@ std::string get_string(const SmConfig& c) {
   return c.*Member;
 }
 std::string set_guid(SmConfig& c, std::string_view v) {
-  uint64_t g = 0;
-  if (!parse_decimal_or_hex(v, g)) return fmt::format("{} is not a GUID", quoted(v));
-  c.port_guid = Guid{g};
+  const auto g = parse_guid(v, Notation::decimal_or_hex);
+  if (!g) return fmt::format("{} is not a GUID", quoted(v));
+  c.port_guid = *g;
   return {};
 }
 std::string get_guid(const SmConfig& c) { return fmt::format("{}", c.port_guid); }
@@ -99,10 +99,10 @@ std::string set_metrics_listen(SmConfig& c, std::string_view v) {
 // (0, -1, empty), falling back to the general key.
 template <QosClassKeys SmConfig::*Cls, bool General>
 std::string set_qos_max_vls(SmConfig& c, std::string_view v) {
-  uint64_t n = 0;
-  if (!parse_decimal_or_hex(v, n) || n > 15 || (General && n == 0))
+  const auto n = parse_unsigned(v, Notation::decimal_or_hex, 15);
+  if (!n || (General && *n == 0))
     return fmt::format("{} is not {}1-15", quoted(v), General ? "" : "0 (unset) or ");
-  (c.*Cls).max_vls = static_cast<uint8_t>(n);
+  (c.*Cls).max_vls = static_cast<uint8_t>(*n);
   return {};
 }
 template <QosClassKeys SmConfig::*Cls>
@@ -111,13 +111,13 @@ std::string get_qos_max_vls(const SmConfig& c) {
 }
 template <QosClassKeys SmConfig::*Cls, bool General>
 std::string set_qos_high_limit(SmConfig& c, std::string_view v) {
-  uint64_t n = 0;
   if (!General && v == "-1") {
     (c.*Cls).high_limit = -1;
     return {};
   }
-  if (!parse_decimal_or_hex(v, n) || n > 255) return fmt::format("{} is not {}0-255", quoted(v), General ? "" : "-1 (unset) or ");
-  (c.*Cls).high_limit = static_cast<int16_t>(n);
+  const auto n = parse_unsigned(v, Notation::decimal_or_hex, 255);
+  if (!n) return fmt::format("{} is not {}0-255", quoted(v), General ? "" : "-1 (unset) or ");
+  (c.*Cls).high_limit = static_cast<int16_t>(*n);
   return {};
 }
 template <QosClassKeys SmConfig::*Cls>

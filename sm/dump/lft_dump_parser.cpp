@@ -1,7 +1,6 @@
 // parse_lft_dump: see lft_dump.h. Formats: infiniband-diags 44 ibroute.c
 // (dump_unicast_tables, dump_lid) and libibmad's portid2str for the switch
 // address; OpenSM 3.3 osm_dump.c (dump_ucast_lfts).
-#include <charconv>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -16,21 +15,6 @@ namespace ibsm {
 namespace {
 
 
-// A whole unsigned number in `text` (no sign, no blanks), at most `max`.
-std::optional<uint64_t> whole_number(std::string_view text, int base, uint64_t max) {
-  if (text.empty()) return std::nullopt;
-  uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
-  if (ec != std::errc{} || end != text.data() + text.size() || value > max) return std::nullopt;
-  return value;
-}
-
-// "0x1f" with the prefix required.
-std::optional<uint64_t> hex_number(std::string_view text, uint64_t max) {
-  if (!text.starts_with("0x") && !text.starts_with("0X")) return std::nullopt;
-  return whole_number(text.substr(2), 16, max);
-}
-
 // The leading run of characters of `text` that satisfy `keep`.
 template <typename Pred>
 std::string_view leading(std::string_view text, Pred keep) {
@@ -39,7 +23,7 @@ std::string_view leading(std::string_view text, Pred keep) {
   return text.substr(0, n);
 }
 
-bool is_hex_digit(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_hex_digit(char c) { return hex_digit(c) >= 0; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // The words of a line, blanks collapsed: "Lid  Out   Destination" -> "Lid Out Destination".
@@ -107,8 +91,8 @@ class LftDumpParser {
     // dump_lfts prints the range in hex, OpenSM in decimal.
     const bool hex = first_text.starts_with("0x");
     const LftDumpFormat format = hex ? LftDumpFormat::diag_tools : LftDumpFormat::opensm;
-    const auto first = hex ? hex_number(first_text, Lid::max_unicast) : whole_number(first_text, 10, Lid::max_unicast);
-    const auto last = hex ? hex_number(last_text, Lid::max_unicast) : whole_number(last_text, 10, Lid::max_unicast);
+    const auto first = parse_unsigned(first_text, hex ? Notation::hex_0x : Notation::decimal, Lid::max_unicast);
+    const auto last = parse_unsigned(last_text, hex ? Notation::hex_0x : Notation::decimal, Lid::max_unicast);
     if (!first || !last || *first > *last) {
       return error(fmt::format("switch header: bad LID range {} (unicast LIDs run to {:#x})", quoted(range),
                                Lid::max_unicast));
@@ -129,7 +113,7 @@ class LftDumpParser {
     IBSM_RETURN_IF_ERROR(parse_address(rest.substr(0, guid_at), sw));
     rest.remove_prefix(guid_at + kGuid.size());
     const std::string_view guid_text = leading(rest, is_hex_digit);
-    const auto guid = whole_number(guid_text, 16, UINT64_MAX);
+    const auto guid = parse_guid(guid_text, Notation::hex);
     if (!guid) return error(fmt::format("switch header: bad node guid {}", quoted(guid_text)));
     rest.remove_prefix(guid_text.size());
     if (!rest.starts_with(" (") || !rest.ends_with("):")) {
@@ -141,7 +125,7 @@ class LftDumpParser {
       description = description.substr(1, description.size() - 2);
     }
 
-    sw.node_guid = Guid{*guid};
+    sw.node_guid = *guid;
     if (const auto seen = line_of_switch_.find(sw.node_guid); seen != line_of_switch_.end()) {
       return error(fmt::format("switch {} listed again (first at line {})", sw.node_guid, seen->second));
     }
@@ -163,7 +147,7 @@ class LftDumpParser {
     bool known = false;
     if (address.starts_with("Lid ")) {
       const std::string_view digits = leading(address.substr(4), is_digit);
-      const auto lid = whole_number(digits, 10, Lid::max_unicast);
+      const auto lid = parse_unsigned(digits, Notation::decimal, Lid::max_unicast);
       if (!lid) return error(fmt::format("switch header: bad switch lid in {}", quoted(address)));
       if (*lid != 0) sw.lid = Lid{static_cast<uint16_t>(*lid)};  // OpenSM prints "Lid 0" for none
       known = true;
@@ -191,13 +175,13 @@ class LftDumpParser {
 
     const std::string_view lid_text = leading(text.substr(2), is_hex_digit);
     std::string_view rest = text.substr(2 + lid_text.size());
-    const auto lid = whole_number(lid_text, 16, Lid::max_unicast);
+    const auto lid = parse_unsigned(lid_text, Notation::hex, Lid::max_unicast);
     if (!lid || rest.empty() || !is_space(rest.front())) {
       return error(fmt::format("bad lid in {}", quoted(text)));
     }
     rest = trim(rest);
     const std::string_view port_text = leading(rest, is_digit);
-    const auto port = whole_number(port_text, 10, 255);
+    const auto port = parse_unsigned(port_text, Notation::decimal, 255);
     rest.remove_prefix(port_text.size());
     if (!port || (!rest.empty() && !is_space(rest.front()))) return error(fmt::format("bad port in {}", quoted(text)));
     if (*lid < sw.first_lid || *lid > sw.last_lid) {
@@ -210,9 +194,9 @@ class LftDumpParser {
     constexpr std::string_view kPortGuid = "portguid 0x";
     if (const size_t at = rest.find(kPortGuid); at != std::string_view::npos) {
       const std::string_view guid_text = leading(rest.substr(at + kPortGuid.size()), is_hex_digit);
-      const auto guid = whole_number(guid_text, 16, UINT64_MAX);
+      const auto guid = parse_guid(guid_text, Notation::hex);
       if (!guid) return error(fmt::format("bad port guid in {}", quoted(text)));
-      entry.port_guid = Guid{*guid};
+      entry.port_guid = *guid;
     }
     sw.entries.push_back(entry);
     return {};
@@ -225,7 +209,7 @@ class LftDumpParser {
     const LftDumpSwitch& sw = dump_.switches.back();
     const std::string_view count_text = leading(text, is_digit);
     const std::string_view tail = std::string_view(text).substr(count_text.size());
-    const auto count = whole_number(count_text, 10, UINT32_MAX);
+    const auto count = parse_unsigned(count_text, Notation::decimal, UINT32_MAX);
     if (!count || (tail != " lids dumped" && tail != " valid lids dumped")) {
       return error(fmt::format("unrecognized line {}", quoted(text)));
     }

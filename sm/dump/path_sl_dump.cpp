@@ -60,17 +60,19 @@ Result<PathSlDump> parse_path_sl_dump(std::istream& in, std::string_view source)
     const std::vector<std::string_view> words =
         split_words(std::string_view(line.data(), hash == std::string::npos ? line.size() : hash));
     if (words.empty()) continue;
-    uint64_t slid = 0, dlid = 0, sl = 0;
     const auto bad = [&](std::string_view what) {
       return invalid_argument_error(fmt::format("{}:{}: {}", source, number, what));
     };
     if (words.size() != 3) return bad("expected SLID DLID SL");
-    if (!parse_c_unsigned(words[0], Lid::max_unicast, slid) || slid == 0) return bad("SLID is no unicast lid");
-    if (!parse_c_unsigned(words[1], Lid::max_unicast, dlid) || dlid == 0) return bad("DLID is no unicast lid");
-    if (!parse_c_unsigned(words[2], 15, sl)) return bad("SL is not 0-15");
-    const auto [it, fresh] = dump.sls.emplace(static_cast<uint32_t>(slid << 16 | dlid), static_cast<uint8_t>(sl));
-    if (!fresh && it->second != sl) return bad(fmt::format("path {} -> {} is listed twice", slid, dlid));
-    if (sl == 0) dump.sls.erase(it);
+    const auto slid = parse_unsigned(words[0], Notation::c, Lid::max_unicast);
+    if (!slid || *slid == 0) return bad("SLID is no unicast lid");
+    const auto dlid = parse_unsigned(words[1], Notation::c, Lid::max_unicast);
+    if (!dlid || *dlid == 0) return bad("DLID is no unicast lid");
+    const auto sl = parse_unsigned(words[2], Notation::c, 15);
+    if (!sl) return bad("SL is not 0-15");
+    const auto [it, fresh] = dump.sls.emplace(static_cast<uint32_t>(*slid << 16 | *dlid), static_cast<uint8_t>(*sl));
+    if (!fresh && it->second != *sl) return bad(fmt::format("path {} -> {} is listed twice", *slid, *dlid));
+    if (*sl == 0) dump.sls.erase(it);
   }
   return dump;
 }

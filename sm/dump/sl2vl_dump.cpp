@@ -37,18 +37,20 @@ Result<Sl2VlDump> parse_sl2vl_dump(std::istream& in, std::string_view source) {
     if (words.size() != 19) return bad("expected NODEGUID INPORT OUTPORT and 16 VLs");
     Sl2VlDumpEntry entry;
     entry.line = number;
-    uint64_t v = 0;
+    const auto guid = words[0].starts_with("0x") ? parse_guid(words[0], Notation::c) : std::nullopt;
+    if (!guid || guid->is_zero()) return bad("NODEGUID is no 0x node guid");
+    entry.node_guid = *guid;
     // Port numbers are 0..254 (IBA 14.2.5.8: the input and output port of the table).
-    if (!words[0].starts_with("0x") || !parse_c_unsigned(words[0], UINT64_MAX, v) || v == 0)
-      return bad("NODEGUID is no 0x node guid");
-    entry.node_guid = Guid{v};
-    if (!parse_c_unsigned(words[1], 254, v)) return bad("INPORT is not 0-254");
-    entry.in_port = static_cast<uint8_t>(v);
-    if (!parse_c_unsigned(words[2], 254, v)) return bad("OUTPORT is not 0-254");
-    entry.out_port = static_cast<uint8_t>(v);
+    const auto in_port = parse_unsigned(words[1], Notation::c, 254);
+    if (!in_port) return bad("INPORT is not 0-254");
+    entry.in_port = static_cast<uint8_t>(*in_port);
+    const auto out_port = parse_unsigned(words[2], Notation::c, 254);
+    if (!out_port) return bad("OUTPORT is not 0-254");
+    entry.out_port = static_cast<uint8_t>(*out_port);
     for (size_t sl = 0; sl < 16; ++sl) {
-      if (!parse_c_unsigned(words[3 + sl], 15, v)) return bad(fmt::format("the VL of SL {} is not 0-15", sl));
-      entry.vl_of_sl[sl] = static_cast<uint8_t>(v);
+      const auto vl = parse_unsigned(words[3 + sl], Notation::c, 15);
+      if (!vl) return bad(fmt::format("the VL of SL {} is not 0-15", sl));
+      entry.vl_of_sl[sl] = static_cast<uint8_t>(*vl);
     }
     if (!seen.emplace(entry.node_guid.value, entry.in_port, entry.out_port).second)
       return bad(fmt::format("the table of 0x{:016x} in {} out {} is listed twice", entry.node_guid.value,

@@ -2,19 +2,17 @@
 
 #include <array>
 
+#include "mad/base/text.h"
+
 namespace ibsm {
 namespace {
 
 // A plain decimal number without sign or base prefix: config codes are small,
 // and "010" should not turn octal here.
 std::optional<unsigned> parse_decimal(std::string_view s) {
-  if (s.empty() || s.size() > 5) return std::nullopt;
-  unsigned v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + static_cast<unsigned>(c - '0');
-  }
-  return v;
+  const auto v = s.size() > 5 ? std::nullopt : parse_unsigned(s, Notation::decimal);
+  if (!v) return std::nullopt;
+  return static_cast<unsigned>(*v);
 }
 
 constexpr std::array<IbRate, 23> kRates{{

@@ -32,7 +32,7 @@ class LftSlices {
   }
 
   // Row i's entry for `lid`: kNoRoute past its end.
-  uint8_t at(size_t i, uint32_t lid) const { return lid < rows_[i].size() ? rows_[i][lid] : kNoRoute; }
+  uint8_t at(size_t i, uint32_t lid) const { return lft_entry(rows_[i], lid); }
 
   // Entries [first, first + count) of every row into out[i * stride ...].
   void copy(uint32_t first, size_t count, uint8_t* out, size_t stride) const {

@@ -31,6 +31,12 @@ inline constexpr uint8_t kNoRoute = 0xFF;
 
 using LftRow = std::vector<uint8_t>;
 
+// The entry of `lft` for `lid`, or kNoRoute when the LID is past the table:
+// a table holds entries up to its top LID only.
+constexpr uint8_t lft_entry(std::span<const uint8_t> lft, size_t lid) {
+  return lid < lft.size() ? lft[lid] : kNoRoute;
+}
+
 class SharedLfts {
  public:
   SharedLfts() = default;
@@ -146,8 +152,7 @@ class LftSet {
   // or of the set.
   uint8_t port(size_t node, uint32_t lid) const {
     if (node >= size_) return kNoRoute;
-    const LftRow& row = (*this)[node];
-    return lid < row.size() ? row[lid] : kNoRoute;
+    return lft_entry((*this)[node], lid);
   }
 
  private:

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "mad/base/text.h"
-#include "sm/fabric/netfile_text.h"
 
 namespace ibsm {
 
@@ -34,14 +33,14 @@ Result<Guid2MKey> parse_guid2mkey(std::string_view text, std::string_view source
       return invalid_argument_error(fmt::format("{}:{}: {}", source_name, line_no, why));
     };
     if (key_text.empty() || trailing) return fail("expected '<port guid> <m_key>'");
-    auto guid = netfile_text::parse_whole_c_number(guid_text);
+    const auto guid = parse_guid(guid_text, Notation::c);
     if (!guid) return fail(fmt::format("port guid {} is not a number", quoted(guid_text)));
-    if (*guid == 0) return fail("port guid is zero");
-    auto key = netfile_text::parse_whole_c_number(key_text);
+    if (guid->is_zero()) return fail("port guid is zero");
+    const auto key = parse_unsigned(key_text, Notation::c);
     if (!key) return fail(fmt::format("m_key {} is not a number", quoted(key_text)));
-    auto [it, inserted] = first_line.emplace(Guid{*guid}, line_no);
-    if (!inserted) return fail(fmt::format("port guid {} is already listed on line {}", Guid{*guid}, it->second));
-    keys.emplace(Guid{*guid}, *key);
+    auto [it, inserted] = first_line.emplace(*guid, line_no);
+    if (!inserted) return fail(fmt::format("port guid {} is already listed on line {}", *guid, it->second));
+    keys.emplace(*guid, *key);
   }
   return keys;
 }

@@ -1,6 +1,6 @@
 #include "sm/fabric/netfile_text.h"
 
-#include <charconv>
+#include <cassert>
 
 namespace ibsm::netfile_text {
 namespace {
@@ -32,48 +32,11 @@ std::optional<long> scan_int(std::string_view& s) {
 }  // namespace
 
 Number parse_c_number(std::string_view s, int base) {
+  assert(base == 0 || base == 10 || base == 16);
   const size_t blanks = s.size() - skip_space(s).size();
-  std::string_view rest = s.substr(blanks);
-  size_t prefix = 0;
-  const bool hex_prefix = rest.size() > 2 && rest[0] == '0' && (rest[1] == 'x' || rest[1] == 'X') &&
-                          digit_value(rest[2]) < 16;
-  if (base == 0) {
-    if (hex_prefix) {
-      base = 16;
-      prefix = 2;
-    } else {
-      base = (!rest.empty() && rest[0] == '0') ? 8 : 10;
-    }
-  } else if (base == 16 && hex_prefix) {
-    prefix = 2;
-  }
-  rest.remove_prefix(prefix);
-  Number n;
-  size_t digits = 0;
-  const auto b = static_cast<uint64_t>(base);
-  while (digits < rest.size() && digit_value(rest[digits]) < base) {
-    const auto d = static_cast<uint64_t>(digit_value(rest[digits]));
-    n.value = n.value > (UINT64_MAX - d) / b ? UINT64_MAX : n.value * b + d;
-    ++digits;
-  }
-  n.used = digits == 0 ? 0 : blanks + prefix + digits;
-  return n;
-}
-
-std::optional<uint64_t> parse_whole_c_number(std::string_view s, uint64_t max) {
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s.remove_prefix(2);
-  } else if (s.size() > 1 && s[0] == '0') {
-    base = 8;
-    s.remove_prefix(1);
-  }
-  uint64_t value = 0;
-  const char* end = s.data() + s.size();
-  auto [ptr, ec] = std::from_chars(s.data(), end, value, base);  // out of range is an error, not a saturation
-  if (ec != std::errc{} || ptr != end || value > max) return std::nullopt;
-  return value;
+  const Notation notation = base == 0 ? Notation::c : base == 10 ? Notation::decimal : Notation::hex_optional_0x;
+  const NumberScan scan = scan_unsigned(s.substr(blanks), notation);
+  return Number{.value = scan.value, .used = scan.used == 0 ? 0 : blanks + scan.used};
 }
 
 std::optional<LidRate> parse_lid_rate(std::string_view s) {

@@ -28,12 +28,10 @@ struct Number {
   size_t used = 0;  // characters consumed, leading blanks included; 0 when no digits
 };
 
-// Like strtoull(s, &end, base): leading blanks, then with base 0 "0x.." hex,
-// "0.." octal or decimal; with base 16 an optional "0x". Saturates on overflow.
+// Like strtoull(s, &end, base) for base 0, 10 or 16: leading blanks, then
+// with base 0 "0x.." hex, "0.." octal or decimal; with base 16 an optional
+// "0x". Saturates on overflow. scan_unsigned after the blanks.
 Number parse_c_number(std::string_view s, int base = 0);
-// A C number that is the whole of `s` (no blanks, nothing after it) and at
-// most `max`: what config and table readers accept as one value.
-std::optional<uint64_t> parse_whole_c_number(std::string_view s, uint64_t max = UINT64_MAX);
 
 // The text after the first occurrence of `needle`, like strstr(s, needle) + strlen(needle).
 constexpr std::optional<std::string_view> find_after(std::string_view s, std::string_view needle) {

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "mad/wire/gid_text.h"
+#include "mad/wire/p_key_table.h"
 #include "sm/fabric/ib_rate_mtu.h"
 #include "sm/fabric/netfile_text.h"
 
@@ -21,7 +22,7 @@ using netfile_text::trim;
 // at most `max`: OpenSM silently reads "12ab" as 12 or truncates an
 // oversized P_Key; here both are errors.
 std::optional<uint64_t> parse_number(std::string_view s, uint64_t max) {
-  return netfile_text::parse_whole_c_number(s, max);
+  return parse_unsigned(s, Notation::c, max);
 }
 
 // full, limited, both, or a leading part of one: OpenSM compares only the
@@ -144,7 +145,7 @@ bool Reader::header(std::string_view text, Partition& p) {
   }
   // The membership bit is not the partition's: OpenSM drops it, and members
   // get theirs from full/limited/both.
-  p.pkey = static_cast<uint16_t>(*pkey & 0x7fff);
+  p.pkey = static_cast<uint16_t>(*pkey & wire::p_key_base_mask);
   if (p.pkey == 0) {
     error(items[0], fmt::format("partition {}: P_Key {} is 0 without the membership bit; 0 is not a P_Key",
                                 quoted(p.name), *first.value));
@@ -201,13 +202,13 @@ void Reader::member(std::string_view item, Partition& p) {
   else if (t.name == "ALL_ROUTERS") m.kind = PartitionMember::Kind::all_routers;
   else if (t.name == "SELF") m.kind = PartitionMember::Kind::self;
   else {
-    const auto guid = parse_number(t.name, UINT64_MAX);
-    if (!guid || *guid == 0) {
+    const auto guid = parse_guid(t.name, Notation::c);
+    if (!guid || guid->is_zero()) {
       error(item, fmt::format("port GUID {}: expected ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS, SELF or a "
                               "nonzero 64-bit GUID (0x... or decimal)", quoted(t.name)));
       return;
     }
-    m.guid = Guid(*guid);
+    m.guid = *guid;
   }
   if (t.value) {
     m.membership = parse_membership(*t.value);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "mad/base/text.h"
+#include "mad/wire/p_key_table.h"
 
 namespace ibsm {
 namespace {
@@ -14,7 +15,6 @@ constexpr uint64_t kSdpBase = 0x0000000000010000ULL;
 constexpr uint64_t kRdsIserBase = 0x0000000001060000ULL;
 constexpr uint64_t kRdsDefaultPort = 0x48CA;
 constexpr uint64_t kIserDefaultPort = 0x0CBC;  // 3260
-constexpr uint16_t kIpoibDefaultPkey = 0x7FFF;
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -28,7 +28,11 @@ std::string_view unquote(std::string_view v) {
   return v;
 }
 
-bool parse_policy_number(std::string_view v, uint64_t& out) { return parse_decimal_or_hex(trim(v), out); }
+bool parse_policy_number(std::string_view v, uint64_t& out) {
+  const auto n = parse_unsigned(trim(v), Notation::decimal_or_hex);
+  if (n) out = *n;
+  return n.has_value();
+}
 
 std::vector<std::string_view> split(std::string_view v, char sep) {
   std::vector<std::string_view> out;
@@ -378,7 +382,7 @@ class Parser {
       if (!criterion.empty()) {
         IBSM_RETURN_IF_ERROR(ranges(0xFFFF, rule.pkey));
       } else {
-        rule.pkey.push_back({kIpoibDefaultPkey, kIpoibDefaultPkey});
+        rule.pkey.push_back({wire::default_partition, wire::default_partition});
       }
     } else {
       return error_status(fmt::format("qos-ulps: unknown ULP {} (default, any, sdp, rds, iser, srp, ipoib)", quoted(name)));
@@ -522,7 +526,7 @@ const QosLevel* match_qos_level(const QosPolicy& policy, const QosRequest& q, co
     if (!r.qos_class.empty() && (!q.qos_class || !in_any(r.qos_class, *q.qos_class))) continue;
     if (!r.service_id.empty() && (!q.service_id || !in_any(r.service_id, *q.service_id))) continue;
     if (!r.pkey.empty() && (!q.pkey || !std::any_of(r.pkey.begin(), r.pkey.end(), [&](const QosRange& k) {
-          return QosRange{k.lo & 0x7FFF, k.hi & 0x7FFF}.contains(*q.pkey & 0x7FFF);
+          return QosRange{k.lo & wire::p_key_base_mask, k.hi & wire::p_key_base_mask}.contains(*q.pkey & wire::p_key_base_mask);
         })))
       continue;
     if (!r.target_port_guid.empty() && !in_any(r.target_port_guid, q.destination.value)) continue;

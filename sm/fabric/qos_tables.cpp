@@ -9,9 +9,9 @@ namespace {
 
 // A decimal (or 0x hex) number no larger than `max`.
 bool parse_small(std::string_view v, unsigned max, unsigned& out) {
-  uint64_t n = 0;
-  if (!parse_decimal_or_hex(trim(v), n) || n > max) return false;
-  out = static_cast<unsigned>(n);
+  const auto n = parse_unsigned(trim(v), Notation::decimal_or_hex, max);
+  if (!n) return false;
+  out = static_cast<unsigned>(*n);
   return true;
 }
 

@@ -1,6 +1,7 @@
 #include "sm/metrics/sm_metrics.h"
 
 #include <array>
+#include <cassert>
 #include <map>
 
 #include "mad/wire/sm_info.h"
@@ -48,11 +49,13 @@ void collect_sweeps(const SubnetManager& sm, Micros now, MetricsRegistry& out) {
   for (SweepKind kind : kSweepKinds) {
     const Labels labels{{"kind", sweep_kind_name(kind)}};
     const SweepKindStats& s = sm.sweep_stats(kind);
+    const auto count = counts.find(kind);
+    assert(count != counts.end());  // every kind is counted above
     out.counter("ibsm_sweeps_total",
                 "Sweeps by kind: heavy (configured the subnet), light (checked it), discovery (stopped after "
                 "the election: another SM is master), incremental (configured the subnet after reading only the region "
                 "that changed).",
-                labels, as_double(counts.at(kind)));
+                labels, as_double(count->second));
     out.histogram("ibsm_sweep_duration_seconds", "How long sweeps took, by kind.", labels, s.duration);
     out.counter("ibsm_sweep_mads_total", "MADs the sweeps sent, by kind.", labels, as_double(s.mads_total));
     out.gauge("ibsm_sweep_last_mads", "MADs the last sweep of this kind sent.", labels, as_double(s.last_mads));

@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "sm/fabric/netfile_text.h"
 
 namespace ibsm {
 
@@ -41,24 +40,24 @@ LineResult parse_record(std::string_view line) {
                             fields.size() == 1 ? "" : "s");
     return r;
   }
-  auto guid = netfile_text::parse_whole_c_number(fields[0]);
+  const auto guid = parse_guid(fields[0], Notation::c);
   if (!guid) {
     r.problem = fmt::format("port guid {} is not a number", quoted(fields[0]));
     return r;
   }
-  if (*guid == 0) {
+  if (guid->is_zero()) {
     r.problem = "port guid is zero";
     return r;
   }
-  auto min = netfile_text::parse_whole_c_number(fields[1]);
-  auto max = netfile_text::parse_whole_c_number(fields[2]);
+  const auto min = parse_unsigned(fields[1], Notation::c);
+  const auto max = parse_unsigned(fields[2], Notation::c);
   if (!min || !max) {
     r.problem = fmt::format("lid {} is not a number", quoted(!min ? fields[1] : fields[2]));
     return r;
   }
   r.problem = lid_block_problem(*min, *max);
   if (!r.problem.empty()) return r;
-  r.guid = Guid{*guid};
+  r.guid = *guid;
   r.range = {Lid{static_cast<uint16_t>(*min)}, Lid{static_cast<uint16_t>(*max)}};
   return r;
 }

@@ -7,6 +7,7 @@
 #include "mad/wire/linear_forwarding_table.h"
 #include "mad/wire/p_key_table.h"
 #include "mad/wire/smp.h"
+#include "sm/fabric/lfts.h"
 #include "sm/sweep/configured_subnet.h"
 #include "sm/sweep/missing_nodes.h"
 #include "sm/sweep/partition_plan.h"
@@ -15,7 +16,6 @@
 namespace ibsm {
 namespace {
 
-constexpr uint8_t kNoRoute = 0xFF;
 constexpr size_t kLftBlock = wire::lft_block_size;
 // SMPs queued at once: enough to keep any window full, few enough that the
 // queue costs a few MB (a queued SMP is some 600 bytes).
@@ -338,7 +338,7 @@ class HeavySweep {
           const wire::LinearForwardingTable block = block_of(b);
           for (size_t k = 0; k < kLftBlock && same; ++k) {
             size_t lid = first + k;
-            uint8_t held = lid < mem.lft.size() ? mem.lft[lid] : kNoRoute;
+            const uint8_t held = lft_entry(mem.lft.entries(), lid);
             if (held != block.ports[k]) same = false;
           }
         }

@@ -68,7 +68,7 @@ WantedKeys wanted_keys(const PartitionConfig& partitions, const Node& node, Guid
       w.at_index0 = first;
       w.forced = true;
     }
-    if (pkey == default_partition && !default_key) default_key = first;
+    if (pkey == wire::default_partition && !default_key) default_key = first;
   }
   if (!w.at_index0) w.at_index0 = default_key;
   return w;
@@ -135,7 +135,7 @@ std::string key_list(const std::vector<uint16_t>& keys) {
 PartitionConfig partitions_in_effect(const PartitionConfig* file) {
   Partition def;
   def.name = "Default";
-  def.pkey = default_partition;
+  def.pkey = wire::default_partition;
   PartitionConfig out;
   if (file == nullptr) {
     def.ipoib = true;
@@ -148,7 +148,7 @@ PartitionConfig partitions_in_effect(const PartitionConfig* file) {
   def.members.push_back(PartitionMember{PartitionMember::Kind::self, Guid{}, Membership::full, 0});
   out.partitions.push_back(std::move(def));
   for (const Partition& p : file->partitions) {
-    if (base_of(p.pkey) != default_partition) {
+    if (base_of(p.pkey) != wire::default_partition) {
       out.partitions.push_back(p);
       continue;
     }

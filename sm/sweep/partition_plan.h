@@ -71,8 +71,6 @@ class HeldPKeys {
   std::vector<const PortTables*> by_node_;
 };
 
-inline constexpr uint16_t default_partition = 0x7FFF;  // the Default partition's P_Key, no membership bit
-
 // The partitions in effect given the file's (null: no file, OpenSM's
 // built-in default).
 PartitionConfig partitions_in_effect(const PartitionConfig* file);

@@ -2,10 +2,11 @@
 
 #include <cassert>
 #include <cctype>
-#include <charconv>
 #include <set>
 
 #include <fmt/format.h>
+
+#include "mad/base/text.h"
 
 namespace ibsm::topogen {
 namespace {
@@ -147,13 +148,10 @@ constexpr KindSpec kKinds[] = {
 // ---- value parsing -------------------------------------------------------------
 
 Result<uint64_t> parse_number(std::string_view name, std::string_view text, uint64_t max) {
-  uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) {
-    return invalid_argument_error(fmt::format("{}: '{}' is not a non-negative number", name, text));
-  }
-  if (value > max) return invalid_argument_error(fmt::format("{}: {} is more than {}", name, value, max));
-  return value;
+  const auto value = parse_unsigned(text, Notation::decimal);
+  if (!value) return invalid_argument_error(fmt::format("{}: '{}' is not a non-negative number", name, text));
+  if (*value > max) return invalid_argument_error(fmt::format("{}: {} is more than {}", name, *value, max));
+  return *value;
 }
 
 Result<std::vector<uint64_t>> parse_value(const ParamSpec& spec, std::string_view text) {

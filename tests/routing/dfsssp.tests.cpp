@@ -91,7 +91,8 @@ TEST_CASE("dfsssp stays deadlock-free around failed cables", "[routing][dfsssp]"
     for (uint64_t count : {1, 4}) {
       DYNAMIC_SECTION(fx.name << ", " << count << " failed cables") {
         Fabric f = must(fx.make());
-        if (!topogen::fail_links(f, {.count = count, .seed = 11 + count}).ok()) continue;
+        if (count > testing::switch_cables(f)) continue;  // the fixture has fewer switch cables than that
+        REQUIRE(topogen::fail_links(f, {.count = count, .seed = 11 + count}).ok());
         assign_lids(f);
         const Routed r = route_dfsssp(f);
         INFO(r.check.to_string());

@@ -343,7 +343,8 @@ TEST_CASE("ftree's channel dependency graph is acyclic, switches' own packets in
     for (uint64_t count : {0, 1, 3, 6}) {
       DYNAMIC_SECTION(s.name << ", " << count << " failed cables, lmc " << (count % 2)) {
         Fabric f = must(s.make());
-        if (count > 0 && !topogen::fail_links(f, {.count = count, .seed = 11 + count}).ok()) continue;
+        if (count > testing::switch_cables(f)) continue;  // the fixture has fewer switch cables than that
+        if (count > 0) REQUIRE(topogen::fail_links(f, {.count = count, .seed = 11 + count}).ok());
         assign_lids(f, static_cast<uint8_t>(count % 2));
         const RoutingGraph graph = must(RoutingGraph::build(f));
         FatTreeEngine engine;
@@ -364,7 +365,8 @@ TEST_CASE("ftree routes around failed cables", "[routing][ftree][failures]") {
     for (uint64_t count : {1, 3, 6}) {
       DYNAMIC_SECTION(s.name << ", " << count << " failed cables") {
         Fabric f = must(s.make());
-        if (!topogen::fail_links(f, {.count = count, .seed = 11 + count}).ok()) continue;
+        if (count > testing::switch_cables(f)) continue;  // the fixture has fewer switch cables than that
+        REQUIRE(topogen::fail_links(f, {.count = count, .seed = 11 + count}).ok());
         assign_lids(f);
         const RoutingGraph graph = must(RoutingGraph::build(f));
         FatTreeEngine engine;

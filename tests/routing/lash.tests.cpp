@@ -78,7 +78,8 @@ TEST_CASE("lash stays deadlock-free around failed cables, and with lmc", "[routi
   for (const Fixture& fx : testing::layered_fixtures()) {
     DYNAMIC_SECTION(fx.name << ", 4 failed cables") {
       Fabric f = must(fx.make());
-      if (!topogen::fail_links(f, {.count = 4, .seed = 15}).ok()) continue;
+      if (4 > testing::switch_cables(f)) continue;  // the fixture has fewer switch cables than that
+      REQUIRE(topogen::fail_links(f, {.count = 4, .seed = 15}).ok());
       assign_lids(f);
       const Routed r = route_lash(f);
       INFO(r.check.to_string());

@@ -41,6 +41,15 @@ inline void must(const Status& s) {
   REQUIRE(s.ok());
 }
 
+// The switch-to-switch cables of `f`: what topogen::fail_links draws from
+// by default. A failed-cable case asks for no more than its fixture has, and
+// then requires fail_links to succeed.
+inline uint64_t switch_cables(const Fabric& f) {
+  uint64_t n = 0;
+  for (const Link& l : f.links()) n += f.node(l.a.node).is_switch() && f.node(l.b.node).is_switch() ? 1 : 0;
+  return n;
+}
+
 // A plain LID assignment: one LID per switch (on every port, as a switch
 // answers it), 2^lmc aligned LIDs per cabled CA port, in node order.
 inline void assign_lids(Fabric& f, uint8_t lmc = 0) {

@@ -109,8 +109,8 @@ TEST_CASE("sssp routes around failed cables", "[routing][sssp]") {
     for (uint64_t count : {1, 3, 6}) {
       DYNAMIC_SECTION(fx.name << ", " << count << " failed cables") {
         Fabric f = must(fx.make());
-        const auto failed = topogen::fail_links(f, {.count = count, .seed = 5 + count});
-        if (!failed.ok()) continue;  // fewer switch cables than that
+        if (count > testing::switch_cables(f)) continue;  // the fixture has fewer switch cables than that
+        REQUIRE(topogen::fail_links(f, {.count = count, .seed = 5 + count}).ok());
         assign_lids(f);
         check_sssp(f);
       }

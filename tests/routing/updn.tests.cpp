@@ -197,8 +197,8 @@ TEST_CASE("updn and dnup route around failed cables", "[routing][updn]") {
         Fabric f = must(fx.make());
         assign_lids(f);
         const uint64_t before = reachable_pairs(f);
-        const auto failed = topogen::fail_links(f, {.count = count, .seed = 11 + count});
-        if (!failed.ok()) continue;               // fewer switch cables than that
+        if (count > testing::switch_cables(f)) continue;  // the fixture has fewer switch cables than that
+        REQUIRE(topogen::fail_links(f, {.count = count, .seed = 11 + count}).ok());
         if (reachable_pairs(f) != before) continue;  // the failures split the fabric
         check_both(f, false);
       }

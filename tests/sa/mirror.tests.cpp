@@ -62,7 +62,7 @@ wire::ServiceRecord service(size_t k, size_t i, const wire::Gid& gid) {
   wire::ServiceRecord r;
   r.service_id = 0x100 + n;
   r.service_gid = gid;
-  r.service_p_key = sa::default_pkey;
+  r.service_p_key = wire::default_p_key;
   r.service_lease = n % 4 == 0 ? 20 : n % 4 == 1 ? 3600 : wire::service_lease_infinite;
   r.set_name("svc-" + std::to_string(n));
   r.service_key[0] = static_cast<uint8_t>(n);
@@ -766,7 +766,7 @@ TEST_CASE("service import: replaces what was held, leases start at the import, t
     wire::ServiceRecord r;
     r.service_id = id;
     r.service_gid = f.gid(0);
-    r.service_p_key = sa::default_pkey;
+    r.service_p_key = wire::default_p_key;
     r.service_lease = lease;
     return r;
   };
@@ -806,7 +806,7 @@ TEST_CASE("service restore from the cache: leases end when what was left runs ou
   wire::ServiceRecord r;
   r.service_id = 8;
   r.service_gid = f.gid(0);
-  r.service_p_key = sa::default_pkey;
+  r.service_p_key = wire::default_p_key;
   r.service_lease = 60;
   CHECK(reg.import({r}, 10 * second, {4 * second}) == sa::ImportResult{1, 0});
   CHECK(reg.next_expiry() == 14 * second);
@@ -824,7 +824,7 @@ TEST_CASE("agent import before the first snapshot: services at once, subscriptio
   wire::ServiceRecord r;
   r.service_id = 7;
   r.service_gid = f.gid(3);
-  r.service_p_key = sa::default_pkey;
+  r.service_p_key = wire::default_p_key;
   r.service_lease = wire::service_lease_infinite;
   sa::SaRegistrations regs;
   regs.services = {r};
@@ -860,7 +860,7 @@ sa::SaRequest mc_request(uint8_t method, uint64_t mask, const wire::Gid& mgid, c
   t.port_gid = port;
   t.join_state = join;
   t.q_key = 0x22;
-  t.p_key = sa::default_pkey;
+  t.p_key = wire::default_p_key;
   return test::sa_request(method, wire::sa_attr::mc_member_record, mask, t, wire::sa_record_size::mc_member);
 }
 

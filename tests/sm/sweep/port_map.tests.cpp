@@ -37,7 +37,6 @@ TEST_CASE("a port map keeps its entries by port, whatever order they come in", "
   CHECK(m.count(35) == 0);
   CHECK(m.find(2) == m.end());
   CHECK(m.find(255) == m.end());
-  CHECK_THROWS_AS(m.at(2), std::out_of_range);
   const PortMap<std::string>& read = m;
   REQUIRE(read.find(1) != read.end());
   CHECK(read.find(1)->second == "one");
