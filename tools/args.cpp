@@ -1,6 +1,7 @@
 #include "tools/args.h"
 
-#include <charconv>
+#include "mad/base/text.h"
+
 
 namespace ibsm::tools {
 
@@ -48,18 +49,18 @@ std::optional<std::string> Args::value(std::string_view name, std::string_view a
 std::optional<int64_t> Args::integer(std::string_view name, int64_t min, int64_t max, std::string_view alias) {
   auto v = value(name, alias);
   if (!v) return std::nullopt;
-  int64_t n = 0;
-  int base = 10;
-  std::string_view s = *v;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s.remove_prefix(2);
+  // Decimal with an optional '-', or hex after "0x" (the one number parser).
+  std::optional<int64_t> parsed;
+  if (v->starts_with('-')) {
+    parsed = parse_signed(*v);
+  } else if (auto u = parse_unsigned(*v, Notation::decimal_or_hex, INT64_MAX)) {
+    parsed = static_cast<int64_t>(*u);
   }
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n, base);
-  if (ec != std::errc() || end != s.data() + s.size()) {
+  if (!parsed) {
     errors_.push_back(std::string(name) + ": '" + *v + "' is not a number");
     return std::nullopt;
   }
+  const int64_t n = *parsed;
   if (n < min || n > max) {
     errors_.push_back(std::string(name) + ": " + *v + " is out of range " + std::to_string(min) + ".." +
                       std::to_string(max));
@@ -71,15 +72,12 @@ std::optional<int64_t> Args::integer(std::string_view name, int64_t min, int64_t
 std::optional<uint64_t> Args::guid(std::string_view name, std::string_view alias) {
   auto v = value(name, alias);
   if (!v) return std::nullopt;
-  std::string_view s = *v;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
-  uint64_t g = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), g, 16);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) {
+  const std::optional<Guid> g = parse_guid(*v, Notation::hex_optional_0x);
+  if (!g) {
     errors_.push_back(std::string(name) + ": '" + *v + "' is not a GUID (hex, e.g. 0x0002c90300001234)");
     return std::nullopt;
   }
-  return g;
+  return g->value;
 }
 
 std::vector<std::string> Args::positionals() {

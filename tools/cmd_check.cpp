@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "mad/base/text.h"
 #include "routing/cdg.h"
 #include "routing/registry.h"
 #include "routing/route_check.h"
@@ -74,11 +75,12 @@ constexpr const char* kCheckUsage =
 
 // "3:17" -> (3, 17).
 std::optional<std::pair<Lid, Lid>> parse_lid_pair(const std::string& text) {
-  unsigned a = 0, b = 0;
-  char tail = 0;
-  if (std::sscanf(text.c_str(), "%u:%u%c", &a, &b, &tail) != 2 || a == 0 || b == 0 || a > 0xBFFF || b > 0xBFFF)
-    return std::nullopt;
-  return std::pair{Lid{static_cast<uint16_t>(a)}, Lid{static_cast<uint16_t>(b)}};
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  const auto a = parse_unsigned(std::string_view(text).substr(0, colon), Notation::decimal, 0xBFFF);
+  const auto b = parse_unsigned(std::string_view(text).substr(colon + 1), Notation::decimal, 0xBFFF);
+  if (!a || !b || *a == 0 || *b == 0) return std::nullopt;
+  return std::pair{Lid{static_cast<uint16_t>(*a)}, Lid{static_cast<uint16_t>(*b)}};
 }
 
 // The page the daemon serves, for this fabric offline: no SM, no sweeps.

@@ -83,14 +83,6 @@ inline constexpr size_t kGuidHexDigits = 16;
 // parser of the core.
 std::optional<Guid> parse_guid(std::string_view text, Notation notation = Notation::hex_0x);
 
-// parse_unsigned(text, Notation::c, max), kept for tools/ until their
-// readers are switched over.
-inline bool parse_c_unsigned(std::string_view text, uint64_t max, uint64_t& value) {
-  const auto v = parse_unsigned(text, Notation::c, max);
-  if (v) value = *v;
-  return v.has_value();
-}
-
 // A value for a one-line message, in single quotes: blanks and line breaks
 // folded to one space, and cut after `max` characters with how long it was
 // ("'AAAA...' (20971520 bytes)"), so a 20 MB line never becomes a 20 MB

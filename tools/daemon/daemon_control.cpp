@@ -1,14 +1,13 @@
 #include "tools/daemon/daemon_control.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "mad/base/json.h"
+#include "mad/base/text.h"
 #include "mad/wire/sm_info.h"
 #include "tools/daemon/sm_dumps.h"
 
@@ -41,15 +40,11 @@ std::optional<LogLevel> parse_level(std::string_view s) {
 Result<std::pair<Guid, PortNum>> parse_port_words(const std::string& words) {
   const size_t space = words.find(' ');
   const std::string guid = words.substr(0, space), port = space == std::string::npos ? "" : words.substr(space + 1);
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long g = std::strtoull(guid.c_str(), &end, 16);
-  if (guid.empty() || *end != '\0' || errno != 0 || g == 0)
-    return invalid_argument_error(fmt::format("release: '{}' is not a node GUID", guid));
-  const unsigned long p = std::strtoul(port.c_str(), &end, 10);
-  if (port.empty() || *end != '\0' || p == 0 || p > 254)
-    return invalid_argument_error(fmt::format("release: '{}' is not a port number (1-254)", port));
-  return std::pair{Guid{g}, PortNum{static_cast<uint8_t>(p)}};
+  const std::optional<Guid> g = parse_guid(guid, Notation::hex_optional_0x);
+  if (!g || g->is_zero()) return invalid_argument_error(fmt::format("release: '{}' is not a node GUID", guid));
+  const std::optional<uint64_t> p = parse_unsigned(port, Notation::decimal, 254);
+  if (!p || *p == 0) return invalid_argument_error(fmt::format("release: '{}' is not a port number (1-254)", port));
+  return std::pair{*g, PortNum{static_cast<uint8_t>(*p)}};
 }
 
 }  // namespace

@@ -77,12 +77,11 @@ bool decode_hex(std::string_view hex, std::span<uint8_t> out) {
   return true;
 }
 
-// "0x" and hex digits, nothing else (the project's one number parser).
-bool parse_guid(const std::string& text, Guid& guid) {
-  uint64_t g = 0;
-  if (text.compare(0, 2, "0x") != 0 || !parse_c_unsigned(text, UINT64_MAX, g)) return false;
-  guid = Guid{g};
-  return true;
+// "0x" and hex digits, nothing else (the project's one GUID parser).
+bool parse_guid_field(const std::string& text, Guid& guid) {
+  const std::optional<Guid> g = parse_guid(text, Notation::hex_0x);
+  if (g) guid = *g;
+  return g.has_value();
 }
 
 // "0x<guid> <lid> <top> <hex>": a line of the tables, or a journal's T record.
@@ -90,7 +89,7 @@ bool parse_switch_record(std::istringstream& fields, Guid& guid, SwitchMemory& m
   std::string g, hex;
   unsigned lid = 0, top = 0;
   if (!(fields >> g >> lid >> top >> hex) || lid > 0xFFFF || top > 0xFFFF || hex.size() != 2 * (size_t{top} + 1) ||
-      !parse_guid(g, guid))
+      !parse_guid_field(g, guid))
     return false;
   m.lid = Lid{static_cast<uint16_t>(lid)};
   m.linear_fdb_top = static_cast<uint16_t>(top);
@@ -104,7 +103,7 @@ bool parse_switch_record(std::istringstream& fields, Guid& guid, SwitchMemory& m
 uint64_t generation_of(const std::string& text) {
   const size_t at = text.find(kGenerationMark);
   if (at == std::string::npos || at > 512) return 0;
-  return std::strtoull(text.c_str() + at + std::strlen(kGenerationMark), nullptr, 10);
+  return scan_unsigned(std::string_view(text).substr(at + std::strlen(kGenerationMark)), Notation::decimal).value;
 }
 
 void parse_switch_tables(const std::string& text, const std::string& source, SweepState& state,
@@ -145,14 +144,14 @@ void apply_switch_journal(const std::string& text, const std::string& source, ui
       size_t block = 0;
       std::string hex;
       auto it = state.switches.end();
-      ok = static_cast<bool>(fields >> g >> block >> hex) && parse_guid(g, guid) &&
+      ok = static_cast<bool>(fields >> g >> block >> hex) && parse_guid_field(g, guid) &&
            (it = state.switches.find(guid)) != state.switches.end() && block * kBlock < it->second.lft.size();
       if (ok) {
         const size_t n = std::min(kBlock, it->second.lft.size() - block * kBlock);
         ok = decode_hex(hex, std::span(it->second.lft.edit()).subspan(block * kBlock, n));
       }
     } else if (kind == "D") {
-      ok = static_cast<bool>(fields >> g) && parse_guid(g, guid);
+      ok = static_cast<bool>(fields >> g) && parse_guid_field(g, guid);
       if (ok) state.switches.erase(guid);
     }
     if (!ok) {
