@@ -2,25 +2,15 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/sm/manager/remote_sm_fixtures.h"
+
 namespace ibsm {
 namespace {
 
 namespace st = wire::sm_state;
 
-wire::SmInfo info(uint64_t guid, uint8_t priority, uint8_t state) {
-  wire::SmInfo i;
-  i.guid = Guid{guid};
-  i.priority = priority;
-  i.sm_state = state;
-  return i;
-}
-
-RemoteSm remote(uint64_t guid, uint8_t priority, uint8_t state) {
-  RemoteSm r;
-  r.port_guid = Guid{guid};
-  r.info = info(guid, priority, state);
-  return r;
-}
+using testing::info;
+using testing::remote;
 
 TEST_CASE("priority decides, then the lower guid", "[manager][election]") {
   CHECK(outranks(5, Guid{9}, 4, Guid{1}));

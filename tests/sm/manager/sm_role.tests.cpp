@@ -11,6 +11,8 @@
 
 #include "mad/wire/constants.h"
 
+#include "tests/sm/manager/remote_sm_fixtures.h"
+
 namespace ibsm {
 namespace {
 
@@ -37,21 +39,8 @@ SmRoleConfig config() {
   return c;
 }
 
-wire::SmInfo info(uint64_t guid, uint8_t priority, uint8_t state) {
-  wire::SmInfo i;
-  i.guid = Guid{guid};
-  i.priority = priority;
-  i.sm_state = state;
-  return i;
-}
-
-RemoteSm remote(uint64_t guid, uint8_t priority, uint8_t state) {
-  RemoteSm r;
-  r.port_guid = Guid{guid};
-  r.lid = Lid{static_cast<uint16_t>(guid)};
-  r.info = info(guid, priority, state);
-  return r;
-}
+using testing::info;
+using testing::remote;
 
 const char* kind_name(Kind k) {
   switch (k) {
