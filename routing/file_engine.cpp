@@ -69,6 +69,7 @@ Result<UnicastTables> FileEngine::compute(const RoutingInput& input) {
         if (block == now.end()) continue;  // the port is gone
         const auto base = old_base.find(e.port_guid->value);
         assert(base != old_base.end());  // every port GUID of the dump has its base
+        if (base == old_base.end()) continue;  // (without asserts: never read past the map)
         const uint32_t offset = lid - base->second;
         if (offset >= (1u << block->second.lmc)) continue;  // beyond its block now
         lid = block->second.base.value + offset;

@@ -255,7 +255,7 @@ SaQueryResult MulticastRegistry::join(const SaSnapshot& s, const SaQuery& q) {
   McMemberRecord joined = echo(t, *g);
   const auto member = g->members.find(port->guid.value);
   assert(member != g->members.end());  // it has just joined
-  joined.join_state = member->second.join_state;
+  if (member != g->members.end()) joined.join_state = member->second.join_state;
   return answer({joined});
 }
 

@@ -55,7 +55,7 @@ void collect_sweeps(const SubnetManager& sm, Micros now, MetricsRegistry& out) {
                 "Sweeps by kind: heavy (configured the subnet), light (checked it), discovery (stopped after "
                 "the election: another SM is master), incremental (configured the subnet after reading only the region "
                 "that changed).",
-                labels, as_double(count->second));
+                labels, as_double(count == counts.end() ? 0 : count->second));
     out.histogram("ibsm_sweep_duration_seconds", "How long sweeps took, by kind.", labels, s.duration);
     out.counter("ibsm_sweep_mads_total", "MADs the sweeps sent, by kind.", labels, as_double(s.mads_total));
     out.gauge("ibsm_sweep_last_mads", "MADs the last sweep of this kind sent.", labels, as_double(s.last_mads));
