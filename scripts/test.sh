@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
-step() { printf '\n=== %s\n' "$*"; }
+step() { printf '\n=== %s (%s)\n' "$*" "$(date -u +%T)"; }  # the clock says what each stage costs
 
 step "dependencies"
 IBSM_CROSS=$([[ "${IBSM_SKIP_CROSS:-0}" == 1 ]] && echo 0 || echo 1) bash scripts/install-deps.sh
@@ -62,4 +62,5 @@ if [[ "${IBSM_SKIP_MAIN:-0}" != 1 ]]; then
   (cd build-check && ctest -j"$jobs" --output-on-failure) || status=1
 fi
 
+step "done"
 exit $status
