@@ -7,11 +7,6 @@
 #include "mad/wire/constants.h"
 
 namespace ibsm {
-namespace {
-
-constexpr Micros kSecond = 1'000'000;
-
-}  // namespace
 
 uint8_t SmRole::advertised_priority() const {
   if (yielded_ && state_ != SmState::master) return 0;
@@ -134,7 +129,7 @@ void SmRole::poll_answered(const Result<wire::SmInfo>& info) {
 void SmRole::hand_over(const RemoteSm& to, Micros now) {
   ++counters_.handovers_sent;
   handover_to_ = to;
-  handover_deadline_ = now + std::max(2 * config_.poll_interval, kSecond);
+  handover_deadline_ = now + std::max(2 * config_.poll_interval, Micros{1'000'000});  // at least a second
   log(log_, LogLevel::info, Subsystem::state, "handing over to the sm at port {} (lid {}, priority {}, {})",
       to.port_guid, to.lid, to.info.priority, wire::sm_state_name(to.info.sm_state));
   push(SmRoleAction::Kind::send_handover, to);

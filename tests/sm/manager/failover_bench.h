@@ -15,10 +15,9 @@
 #include "mad/sim/sim_fabric.h"
 #include "sm/manager/subnet_manager.h"
 #include "sm/topogen/generators.h"
+#include "tests/virtual_second.h"
 
 namespace ibsm::test {
-
-inline constexpr Micros kSecond = 1'000'000;
 
 inline Fabric must_fabric(Result<Fabric> f) {
   REQUIRE(f.ok());

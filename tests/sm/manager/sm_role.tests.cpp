@@ -14,7 +14,9 @@
 #include "tests/sm/manager/remote_sm_fixtures.h"
 
 namespace ibsm {
-namespace {
+// Named, not anonymous: in a unity batch the other suites' file-local names
+// (kSecond, config(), ...) share one translation unit with these.
+namespace role_tests {
 
 using Kind = SmRoleAction::Kind;
 namespace ctl = wire::sm_info_control;
@@ -572,5 +574,5 @@ TEST_CASE("the master advertises its elevated priority, the others their own", "
   CHECK(role.advertised_priority() == 5);
 }
 
-}  // namespace
+}  // namespace role_tests
 }  // namespace ibsm

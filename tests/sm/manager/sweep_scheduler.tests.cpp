@@ -10,7 +10,9 @@
 #include <catch2/catch.hpp>
 
 namespace ibsm {
-namespace {
+// Named, not anonymous: in a unity batch the other suites' file-local names
+// (kSecond, config(), ...) share one translation unit with these.
+namespace scheduler_tests {
 
 using Due = SweepScheduler::Due;
 constexpr Micros kSecond = 1'000'000;
@@ -293,5 +295,5 @@ TEST_CASE("a takeover or a control packet cuts DISCOVERING's wait short", "[mana
   CHECK(m.s.retry_at() == 0);
 }
 
-}  // namespace
+}  // namespace scheduler_tests
 }  // namespace ibsm

@@ -13,10 +13,9 @@
 #include "mad/sim/sim_fabric.h"
 #include "sm/topogen/generators.h"
 #include "tools/daemon/daemon_manager.h"
+#include "tests/virtual_second.h"
 
 namespace ibsm::test {
-
-inline constexpr Micros kSecond = 1'000'000;
 
 // The lines a FilteringLogSink lets through, with their levels.
 class LinesLog final : public FilteringLogSink {
